@@ -1,0 +1,170 @@
+//! `kebab doctor`: checks the config, the data directory and the database,
+//! and prints a fix for each problem. Exits 2 when a check fails.
+
+use std::path::Path;
+
+use anyhow::Result;
+use owo_colors::Style;
+use serde::Serialize;
+
+use super::Ctx;
+use crate::config::Config;
+use crate::render::one_line;
+use crate::store::{SCHEMA_LEVEL, Store};
+
+#[derive(Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Serialize)]
+struct Check {
+    name: &'static str,
+    status: Status,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<String>,
+}
+
+#[derive(Serialize)]
+struct DoctorDoc {
+    schema_version: &'static str,
+    ok: bool,
+    checks: Vec<Check>,
+}
+
+fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Option<String>) -> Check {
+    Check { name, status, detail: detail.into(), fix }
+}
+
+pub fn run(ctx: &Ctx) -> Result<i32> {
+    let mut checks = Vec::new();
+    let cfg_path = &ctx.paths.config_file;
+    match Config::load(cfg_path) {
+        Ok(_) if cfg_path.exists() => checks.push(check("config", Status::Ok, format!("{} parses", cfg_path.display()), None)),
+        Ok(_) => checks.push(check(
+            "config",
+            Status::Ok,
+            format!("{} not present: using defaults", cfg_path.display()),
+            Some("`kebab init` writes a commented config to edit".into()),
+        )),
+        Err(e) => {
+            let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
+            checks.push(check("config", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
+        }
+    }
+    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.readonly));
+    database_checks(ctx, &mut checks);
+
+    let ok = checks.iter().all(|c| c.status != Status::Fail);
+    if ctx.out.json {
+        ctx.out.json(&DoctorDoc { schema_version: "doctor.v1", ok, checks })?;
+    } else {
+        for c in &checks {
+            let (label, style) = match c.status {
+                Status::Ok => ("ok  ", Style::new().green()),
+                Status::Warn => ("warn", Style::new().yellow()),
+                Status::Fail => ("FAIL", Style::new().red().bold()),
+            };
+            ctx.out.line(format!("{} {:<9} {}", ctx.out.paint(label, style), c.name, one_line(&c.detail)))?;
+            if let Some(fix) = &c.fix {
+                ctx.out.line(format!("     {:<9} fix: {fix}", ""))?;
+            }
+        }
+    }
+    Ok(if ok { 0 } else { 2 })
+}
+
+fn data_dir_check(dir: &Path, readonly: bool) -> Check {
+    if readonly {
+        return check("data dir", Status::Ok, format!("{} (read-only run: not written)", dir.display()), None);
+    }
+    let probe = dir.join(".kebab-doctor-probe");
+    let result = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok")).and_then(|_| std::fs::remove_file(&probe));
+    match result {
+        Ok(()) => check("data dir", Status::Ok, format!("{} is writable", dir.display()), None),
+        Err(e) => check(
+            "data dir",
+            Status::Fail,
+            format!("{} is not writable: {e}", dir.display()),
+            Some("fix its permissions, or point --data-dir / KEBAB_DATA_DIR elsewhere".into()),
+        ),
+    }
+}
+
+fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
+    let db = &ctx.paths.database;
+    if !db.exists() {
+        checks.push(check(
+            "database",
+            Status::Warn,
+            format!("{} does not exist yet", db.display()),
+            Some("`kebab init` or `kebab ingest PATH` creates it".into()),
+        ));
+        return;
+    }
+    let store = match Store::open(db, ctx.readonly) {
+        Ok(s) => s,
+        Err(e) => {
+            let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
+            checks.push(check(
+                "database",
+                Status::Fail,
+                format!("{e:#}"),
+                Some(hint.unwrap_or_else(|| format!("move {} aside and run `kebab ingest` to rebuild it", db.display()))),
+            ));
+            return;
+        }
+    };
+    checks.push(check("schema", Status::Ok, format!("level {SCHEMA_LEVEL}"), None));
+    let conn = store.conn();
+    let integrity: Result<String, _> = conn.query_row("PRAGMA quick_check", [], |r| r.get(0));
+    match integrity {
+        Ok(s) if s == "ok" => checks.push(check("integrity", Status::Ok, "quick_check ok", None)),
+        Ok(s) => checks.push(check(
+            "integrity",
+            Status::Fail,
+            s,
+            Some(format!("move {} aside and run `kebab ingest` to rebuild it", db.display())),
+        )),
+        Err(e) => checks.push(check("integrity", Status::Fail, e.to_string(), None)),
+    }
+    for table in ["chunks_fts", "chunks_trigram"] {
+        // FTS5's own check compares the index with the chunks table.
+        let sql = format!("INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)");
+        let result = if ctx.readonly { Ok(0) } else { conn.execute(&sql, []) };
+        match result {
+            Ok(_) if ctx.readonly => {}
+            Ok(_) => checks.push(check("index", Status::Ok, format!("{table} matches the chunks"), None)),
+            Err(e) => checks.push(check(
+                "index",
+                Status::Fail,
+                format!("{table}: {e}"),
+                Some(format!("run: sqlite3 {} \"INSERT INTO {table}({table}) VALUES('rebuild')\"", db.display())),
+            )),
+        }
+    }
+    match store.stats() {
+        Ok(s) if s.chunks == 0 => checks.push(check(
+            "content",
+            Status::Warn,
+            "the index is empty",
+            Some("`kebab ingest PATH` indexes a folder of notes".into()),
+        )),
+        Ok(s) => {
+            checks.push(check("content", Status::Ok, format!("{} documents, {} chunks", s.documents, s.chunks), None));
+            for r in s.roots.iter().filter(|r| !Path::new(&r.path).exists()) {
+                checks.push(check(
+                    "roots",
+                    Status::Warn,
+                    format!("{} ({}) no longer exists; its {} documents are stale", r.name, r.path, r.documents),
+                    Some("restore the folder, or move it back and re-run `kebab ingest`".into()),
+                ));
+            }
+        }
+        Err(e) => checks.push(check("content", Status::Fail, format!("{e:#}"), None)),
+    }
+}

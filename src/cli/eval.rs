@@ -1,0 +1,67 @@
+//! `kebab eval retrieval`: retrieval quality on a BEIR-style set.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use super::Ctx;
+use crate::error::UserError;
+use crate::eval::retrieval;
+use crate::search::{Mode, lexical};
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// nDCG@10, Recall@100 and MRR@10 of the index against judged queries
+    Retrieval {
+        /// queries.jsonl ({"_id","text"} per line)
+        #[arg(long, value_name = "Q")]
+        queries: PathBuf,
+        /// qrels TSV (query-id, corpus-id, score; header line)
+        #[arg(long, value_name = "R")]
+        qrels: PathBuf,
+        #[arg(long, value_enum, default_value = "lexical")]
+        mode: Mode,
+        /// Documents retrieved per query
+        #[arg(short, value_name = "N", default_value_t = 100)]
+        k: usize,
+    },
+}
+
+pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
+    match cmd {
+        Command::Retrieval { queries, qrels, mode, k } => {
+            if k == 0 {
+                return Err(UserError::new("bad_input", "-k must be at least 1").into());
+            }
+            let cfg = ctx.config()?;
+            let store = ctx.store()?;
+            let opts = retrieval::Options {
+                queries: &queries,
+                qrels: &qrels,
+                mode,
+                k,
+                weights: lexical::Weights { heading: cfg.search.heading_weight },
+                per_query: ctx.out.json,
+            };
+            let report = retrieval::run(&store, &opts)?;
+            if ctx.out.json {
+                ctx.out.json(&report)?;
+            } else {
+                ctx.out.line(format!(
+                    "mode {}  queries {}  nDCG@10 {:.4}  Recall@100 {:.4}  MRR@10 {:.4}  ({:.1} s)",
+                    report.mode.as_str(),
+                    report.queries,
+                    report.ndcg_at_10,
+                    report.recall_at_100,
+                    report.mrr_at_10,
+                    report.elapsed_ms as f64 / 1000.0
+                ))?;
+                if report.missing_queries > 0 {
+                    ctx.out.notice(format!("{} judged queries were not in {}", report.missing_queries, queries.display()));
+                }
+            }
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The command line: flags shared by every command, the subcommands (one file
+//! each), and turning an outcome into an exit code. `main.rs` calls `main`.
+
+mod config_cmd;
+mod docs;
+mod doctor;
+mod eval;
+mod ingest;
+mod init;
+mod search;
+mod stats;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, Paths};
+use crate::error::{self, ErrorDoc};
+use crate::render::{ColorChoice, Output};
+use crate::store::Store;
+
+#[derive(Debug, Parser)]
+#[command(name = "kebab", version, about = "A local-first knowledge base you talk to: index your notes, search them.")]
+pub struct Cli {
+    /// Config file [default: $XDG_CONFIG_HOME/kebab/config.toml]
+    #[arg(long, global = true, env = "KEBAB_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Where the database lives [default: $XDG_DATA_HOME/kebab]
+    #[arg(long, global = true, env = "KEBAB_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Print one JSON document on stdout; human text goes to stderr
+    #[arg(long, global = true)]
+    json: bool,
+    /// No progress, hints or notices
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// When to use colours
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    color: ColorChoice,
+    /// Refuse every write to the database
+    #[arg(long, global = true, env = "KEBAB_READONLY", value_parser = clap::builder::BoolishValueParser::new())]
+    readonly: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write a commented default config and create the database
+    Init,
+    /// Index notes: Markdown, plain text, JSONL (BEIR form)
+    Ingest(ingest::Args),
+    /// Search the indexed notes
+    Search(search::Args),
+    /// List indexed documents
+    Docs(docs::Args),
+    /// Counts, sizes and index versions
+    Stats,
+    /// Check config and database, with a fix for each problem
+    Doctor,
+    /// Measure retrieval quality on a BEIR-style set
+    #[command(subcommand)]
+    Eval(eval::Command),
+    /// Show the effective config or where it lives
+    #[command(subcommand)]
+    Config(config_cmd::Command),
+}
+
+/// What every command gets: resolved paths, flags, and how to print.
+pub struct Ctx {
+    pub paths: Paths,
+    pub out: Output,
+    pub readonly: bool,
+}
+
+impl Ctx {
+    pub fn config(&self) -> Result<Config> {
+        Config::load(&self.paths.config_file)
+    }
+
+    /// Opens the database (creating it unless read-only).
+    pub fn store(&self) -> Result<Store> {
+        Store::open(&self.paths.database, self.readonly)
+    }
+
+    /// The folder relative `workspace.roots` are resolved against.
+    pub fn config_dir(&self) -> PathBuf {
+        self.paths.config_file.parent().map(PathBuf::from).unwrap_or_default()
+    }
+}
+
+/// Parses the command line, runs the command, and returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            if code != 0 && std::env::args().any(|a| a == "--json") {
+                let doc = ErrorDoc {
+                    schema_version: "error.v1",
+                    code: "usage".into(),
+                    message: e.kind().to_string(),
+                    hint: Some("run `kebab --help`".into()),
+                };
+                let _ = Output { json: true, quiet: true, color: ColorChoice::Never }.json(&doc);
+            }
+            let _ = e.print();
+            return code;
+        }
+    };
+    let out = Output { json: cli.json, quiet: cli.quiet, color: cli.color };
+    match run(cli, out) {
+        Ok(code) => code,
+        Err(err) if error::is_broken_pipe(&err) => 0,
+        Err(err) => {
+            let failure = error::classify(&err);
+            if out.json {
+                let _ = out.json(&failure.doc);
+            }
+            eprintln!("{} {}", out.paint_err("error:", owo_colors::Style::new().red().bold()), failure.doc.message);
+            if let Some(hint) = &failure.doc.hint {
+                eprintln!("{} {hint}", out.paint_err("hint:", owo_colors::Style::new().cyan()));
+            }
+            failure.exit_code
+        }
+    }
+}
+
+fn run(cli: Cli, out: Output) -> Result<i32> {
+    let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
+    let ctx = Ctx { paths, out, readonly: cli.readonly };
+    match cli.command {
+        Command::Init => init::run(&ctx),
+        Command::Ingest(args) => ingest::run(&ctx, args),
+        Command::Search(args) => search::run(&ctx, args),
+        Command::Docs(args) => docs::run(&ctx, args),
+        Command::Stats => stats::run(&ctx),
+        Command::Doctor => doctor::run(&ctx),
+        Command::Eval(cmd) => eval::run(&ctx, cmd),
+        Command::Config(cmd) => config_cmd::run(&ctx, cmd),
+    }
+}

@@ -1,0 +1,103 @@
+//! `kebab search QUERY`: ranked chunks with where they are, as text or as
+//! `search_response.v1`.
+
+use anyhow::Result;
+use owo_colors::Style;
+
+use super::Ctx;
+use crate::error::UserError;
+use crate::render::one_line;
+use crate::script::printable;
+use crate::search::{Mode, SearchResponse, lexical, query};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to look for (several words may be given without quotes)
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    query: Vec<String>,
+    /// Retrieval mode
+    #[arg(long, value_enum, default_value = "lexical")]
+    mode: Mode,
+    /// Number of hits [default: search.default_k]
+    #[arg(short, value_name = "N")]
+    k: Option<usize>,
+    /// Show the index queries, candidate counts and timings
+    #[arg(long)]
+    trace: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
+    let cfg = ctx.config()?;
+    let text = args.query.join(" ");
+    if query::build(&text).is_empty() {
+        return Err(UserError::new("bad_input", format!("the query {text:?} has no words to search for"))
+            .with_hint("search for words or numbers; punctuation alone matches nothing")
+            .into());
+    }
+    let k = args.k.unwrap_or(cfg.search.default_k);
+    if k == 0 {
+        return Err(UserError::new("bad_input", "-k must be at least 1").into());
+    }
+    let store = ctx.store()?;
+    let weights = lexical::Weights { heading: cfg.search.heading_weight };
+    let (hits, trace) = lexical::search(&store, &text, k, weights)?;
+    if hits.is_empty() && store.chunk_count()? == 0 {
+        ctx.out.notice("the index is empty: run `kebab ingest PATH` first");
+    }
+    let response = SearchResponse {
+        schema_version: "search_response.v1",
+        query: text,
+        mode: args.mode,
+        hits,
+        trace: args.trace.then_some(trace),
+    };
+    if ctx.out.json {
+        ctx.out.json(&response)?;
+        return Ok(0);
+    }
+    if response.hits.is_empty() {
+        ctx.out.notice(format!("no matches for {:?}", response.query));
+    }
+    for hit in &response.hits {
+        let c = &hit.citation;
+        let mut head = format!("{:>2}. {}:{}-{}", hit.rank, one_line(&c.path), c.start, c.end);
+        if let Some(section) = &c.section {
+            head.push_str(&format!(" · {}", one_line(section)));
+        }
+        ctx.out.line(format!(
+            "{}  {}",
+            ctx.out.paint(head, Style::new().bold()),
+            ctx.out.paint(format!("{} {:.2}", hit.score_kind, hit.score), Style::new().dimmed())
+        ))?;
+        let snippet = printable(&hit.snippet).replace('\n', " ");
+        let snippet = highlight(ctx, &snippet);
+        ctx.out.line(format!("    {snippet}"))?;
+    }
+    if let Some(t) = &response.trace {
+        ctx.out.line(format!("trace: word index  {:?} → {} candidates", t.word_match, t.word_candidates))?;
+        ctx.out.line(format!("       trigram     {:?} → {} candidates", t.trigram_match, t.trigram_candidates))?;
+        let ms = &t.timings_ms;
+        ctx.out.line(format!(
+            "       timings ms: word {:.2}, trigram {:.2}, load {:.2}, total {:.2}",
+            ms.word_index, ms.trigram_index, ms.load_chunks, ms.total
+        ))?;
+    }
+    Ok(0)
+}
+
+/// Matched terms (between « and ») in bold when colours are on.
+fn highlight(ctx: &Ctx, snippet: &str) -> String {
+    let mut out = String::new();
+    let mut rest = snippet;
+    while let Some(start) = rest.find('«') {
+        let Some(len) = rest[start..].find('»') else { break };
+        out.push_str(&rest[..start]);
+        let term = &rest[start + '«'.len_utf8()..start + len];
+        let painted = ctx.out.paint(term, Style::new().bold().yellow());
+        // Without colour the markers stay, so the match is still visible.
+        if painted == term { out.push_str(&rest[start..start + len + '»'.len_utf8()]) } else { out.push_str(&painted) }
+        rest = &rest[start + len + '»'.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,6 @@
+//! Evaluation: measuring kebab on labelled data. `beir` reads BEIR-style
+//! files, `metrics` scores rankings, `retrieval` runs the queries.
+
+pub mod beir;
+pub mod metrics;
+pub mod retrieval;

@@ -1,0 +1,98 @@
+//! JSONL in BEIR form: one `{"_id", "title", "text"}` object per line, each
+//! becoming a document of its own. A bad line is reported and skipped; the
+//! rest of the file is still indexed.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::chunk::{ChunkDraft, ChunkLimits};
+use super::text::chunk_text;
+
+/// One record of a JSONL file.
+pub struct Record {
+    pub id: String,
+    pub title: Option<String>,
+    pub text: String,
+    /// 1-based line of the record in the file: every chunk of it cites this line.
+    pub line: u32,
+    pub chunks: Vec<ChunkDraft>,
+}
+
+/// A line that could not be used, and why.
+pub struct BadLine {
+    pub line: u32,
+    pub reason: String,
+}
+
+pub fn parse_jsonl(src: &str, limits: &ChunkLimits) -> (Vec<Record>, Vec<BadLine>) {
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    let mut ids = HashSet::new();
+    for (i, line) in src.lines().enumerate() {
+        let line_no = (i + 1) as u32;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match parse_record(line) {
+            Ok((id, title, text)) => {
+                if !ids.insert(id.clone()) {
+                    bad.push(BadLine { line: line_no, reason: format!("duplicate _id {id:?} (the first one is kept)") });
+                    continue;
+                }
+                let chunks = chunk_text(&text, limits)
+                    .into_iter()
+                    .map(|c| ChunkDraft { line_start: line_no, line_end: line_no, ..c })
+                    .collect();
+                records.push(Record { id, title, text, line: line_no, chunks });
+            }
+            Err(reason) => bad.push(BadLine { line: line_no, reason }),
+        }
+    }
+    (records, bad)
+}
+
+fn parse_record(line: &str) -> Result<(String, Option<String>, String), String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    let obj = value.as_object().ok_or("not a JSON object")?;
+    let id = match obj.get("_id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err("missing \"_id\" (a non-empty string or number)".into()),
+    };
+    let text = match obj.get("text") {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(format!("record {id:?} has no \"text\" string")),
+    };
+    let title = match obj.get("title") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        _ => None,
+    };
+    Ok((id, title, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_line_becomes_a_record_citing_its_line() {
+        let src = "{\"_id\":\"a1\",\"title\":\"T\",\"text\":\"alpha beta\"}\n\n{\"_id\":7,\"text\":\"gamma\"}\n";
+        let (recs, bad) = parse_jsonl(src, &ChunkLimits::default());
+        assert!(bad.is_empty());
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].id.as_str(), recs[0].title.as_deref(), recs[0].line), ("a1", Some("T"), 1));
+        assert_eq!((recs[1].id.as_str(), recs[1].title.as_deref(), recs[1].line), ("7", None, 3));
+        assert!(recs[1].chunks.iter().all(|c| c.line_start == 3 && c.line_end == 3));
+    }
+
+    #[test]
+    fn bad_lines_are_reported_and_the_rest_kept() {
+        let src = "{\"_id\":\"a\",\"text\":\"x\"}\nnot json\n[1]\n{\"title\":\"t\",\"text\":\"y\"}\n{\"_id\":\"b\"}\n{\"_id\":\"a\",\"text\":\"dup\"}\n{\"_id\":\"c\",\"text\":\"z\"}\r\n";
+        let (recs, bad) = parse_jsonl(src, &ChunkLimits::default());
+        assert_eq!(recs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [2, 3, 4, 5, 6]);
+        assert!(bad[4].reason.contains("duplicate"));
+    }
+}

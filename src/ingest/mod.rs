@@ -1,0 +1,379 @@
+//! Ingest: walk the given folders, read each supported file, chunk it, and
+//! bring the index to match — one transaction per file, skipping files whose
+//! blake3 hash is unchanged. A bad file is reported with its path and reason
+//! and skipped; the run goes on.
+
+pub mod chunk;
+pub mod jsonl;
+pub mod markdown;
+pub mod text;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::UserError;
+use crate::store::{DocumentInput, SourceInput, Store};
+use chunk::ChunkLimits;
+
+/// How to read files: by extension, or everything as one format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatChoice {
+    Auto,
+    Md,
+    Txt,
+    Jsonl,
+}
+
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// Files or folders; empty means the configured `workspace.roots`.
+    pub paths: Vec<PathBuf>,
+    pub format: FormatChoice,
+    pub prune: bool,
+    pub force: bool,
+}
+
+/// A file (or JSONL line) that was not indexed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What a run did. Documents are counted; a JSONL file holds many.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub schema_version: &'static str,
+    pub files_seen: usize,
+    pub added: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+    pub removed: usize,
+    /// Documents whose files are gone but were kept because `--prune` was not given.
+    pub missing: usize,
+    pub chunks_written: usize,
+    pub bytes_read: u64,
+    pub elapsed_ms: u64,
+    pub skipped_files: Vec<Skipped>,
+}
+
+/// What the caller is told as the run goes, to draw progress.
+pub enum Event<'a> {
+    /// The walk is done: this many files, this many bytes, to look at.
+    Planned { files: usize, bytes: u64 },
+    /// One file was handled.
+    File { path: &'a str, bytes: u64, what: &'static str },
+    Skipped(&'a Skipped),
+}
+
+/// A file found by the walk.
+struct Candidate {
+    abs: PathBuf,
+    rel: String,
+    format: &'static str,
+    bytes: u64,
+}
+
+/// One folder to walk (or one file, with `scope` naming it).
+struct Target {
+    root_dir: PathBuf,
+    scope: String,
+}
+
+pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOptions, on: &mut dyn FnMut(Event)) -> Result<Summary> {
+    let started = Instant::now();
+    let targets = resolve_targets(cfg, config_dir, &opts.paths)?;
+    let excludes = build_excludes(&cfg.workspace.exclude)?;
+    let limits = ChunkLimits::default();
+    let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
+
+    for target in &targets {
+        let (root_id, root_name) = store.ensure_root(&target.root_dir)?;
+        let (candidates, walk_errors) = walk(target, &excludes, opts.format);
+        for skip in walk_errors {
+            on(Event::Skipped(&skip));
+            summary.skipped += 1;
+            summary.skipped_files.push(skip);
+        }
+        on(Event::Planned { files: candidates.len(), bytes: candidates.iter().map(|c| c.bytes).sum() });
+
+        let mut seen: HashSet<String> = HashSet::new();
+        for cand in &candidates {
+            summary.files_seen += 1;
+            // Seen even when skipped below: a file that is unreadable today
+            // keeps its old index entries rather than being pruned.
+            seen.insert(cand.rel.clone());
+            let display = format!("{root_name}/{}", cand.rel);
+            match ingest_file(store, root_id, &root_name, cand, cfg, &limits, opts.force) {
+                Ok(FileResult { outcome, bad_lines }) => {
+                    summary.bytes_read += cand.bytes;
+                    summary.added += outcome.added;
+                    summary.updated += outcome.updated;
+                    summary.unchanged += outcome.unchanged;
+                    summary.removed += outcome.removed;
+                    summary.chunks_written += outcome.chunks_written;
+                    let what = if outcome.added + outcome.updated + outcome.removed == 0 {
+                        "unchanged"
+                    } else if outcome.added > 0 && outcome.updated == 0 {
+                        "added"
+                    } else {
+                        "updated"
+                    };
+                    on(Event::File { path: &display, bytes: cand.bytes, what });
+                    for bad in bad_lines {
+                        let skip = Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason };
+                        on(Event::Skipped(&skip));
+                        summary.skipped += 1;
+                        summary.skipped_files.push(skip);
+                    }
+                }
+                Err(FileError::Skip(reason)) => {
+                    let skip = Skipped { path: display, reason };
+                    on(Event::Skipped(&skip));
+                    summary.skipped += 1;
+                    summary.skipped_files.push(skip);
+                }
+                Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {display}"))),
+            }
+        }
+        if opts.prune {
+            summary.removed += store.prune(root_id, &target.scope, &seen)?;
+        } else {
+            summary.missing += store.count_missing(root_id, &target.scope, &seen)?;
+        }
+    }
+    summary.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(summary)
+}
+
+fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Vec<Target>> {
+    let from_config = paths.is_empty();
+    let list: Vec<PathBuf> = if from_config {
+        cfg.workspace.roots.iter().map(|p| expand_root(p, config_dir)).collect()
+    } else {
+        paths.to_vec()
+    };
+    if list.is_empty() {
+        return Err(UserError::new("bad_input", "nothing to ingest: no PATH given and workspace.roots is empty")
+            .with_hint("run `kebab ingest PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+            .into());
+    }
+    let mut targets = Vec::new();
+    for p in list {
+        let abs = std::fs::canonicalize(&p).map_err(|e| {
+            let origin = if from_config { " (from workspace.roots)" } else { "" };
+            UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display()))
+                .with_hint("check the path exists and is readable")
+        })?;
+        if abs.is_dir() {
+            targets.push(Target { root_dir: abs, scope: String::new() });
+        } else {
+            let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+            let name = abs.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            targets.push(Target { root_dir: parent, scope: name });
+        }
+    }
+    Ok(targets)
+}
+
+/// `~/notes` and paths relative to the config file's folder.
+fn expand_root(p: &Path, config_dir: &Path) -> PathBuf {
+    if let Ok(rest) = p.strip_prefix("~") {
+        if let Ok(home) = etcetera::home_dir() {
+            return home.join(rest);
+        }
+    }
+    if p.is_relative() { config_dir.join(p) } else { p.to_path_buf() }
+}
+
+fn build_excludes(patterns: &[String]) -> Result<GlobSet> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).with_context(|| format!("bad workspace.exclude pattern {p:?}"))?);
+    }
+    Ok(b.build()?)
+}
+
+fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
+    match choice {
+        FormatChoice::Md => Some("md"),
+        FormatChoice::Txt => Some("txt"),
+        FormatChoice::Jsonl => Some("jsonl"),
+        FormatChoice::Auto => {
+            let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+            match ext.as_str() {
+                "md" | "markdown" | "mdown" | "mkd" => Some("md"),
+                "txt" | "text" => Some("txt"),
+                "jsonl" | "ndjson" => Some("jsonl"),
+                _ => None,
+            }
+        }
+    }
+}
+
+fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candidate>, Vec<Skipped>) {
+    let mut found = Vec::new();
+    let mut errors = Vec::new();
+    let start = if target.scope.is_empty() { target.root_dir.clone() } else { target.root_dir.join(&target.scope) };
+    let rel_of = |p: &Path| -> String {
+        p.strip_prefix(&target.root_dir)
+            .unwrap_or(p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let walker = walkdir::WalkDir::new(&start).follow_links(false).sort_by_file_name().into_iter();
+    let walker = walker.filter_entry(|e| {
+        let rel = rel_of(e.path());
+        // Directory patterns such as `**/.git/**` match what is inside the
+        // folder, so test a name inside it to prune the whole folder.
+        !(excludes.is_match(&rel) || (e.file_type().is_dir() && !rel.is_empty() && excludes.is_match(format!("{rel}/x"))))
+    });
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().map(|p| rel_of(p)).unwrap_or_default();
+                errors.push(Skipped { path, reason: format!("cannot read: {}", e.io_error().map_or(e.to_string(), |io| io.to_string())) });
+                continue;
+            }
+        };
+        let ft = entry.file_type();
+        // Symlinks to files are read through; symlinks to folders are not
+        // followed, which rules out loops.
+        let meta = if ft.is_symlink() { std::fs::metadata(entry.path()) } else { entry.metadata().map_err(std::io::Error::other) };
+        let Some(fmt) = format_of(entry.path(), format) else { continue };
+        match meta {
+            Ok(m) if m.is_file() => found.push(Candidate {
+                abs: entry.path().to_path_buf(),
+                rel: rel_of(entry.path()),
+                format: fmt,
+                bytes: m.len(),
+            }),
+            Ok(_) => {}
+            Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
+        }
+    }
+    (found, errors)
+}
+
+struct FileResult {
+    outcome: crate::store::SourceOutcome,
+    bad_lines: Vec<jsonl::BadLine>,
+}
+
+enum FileError {
+    /// The file is bad; report it and go on.
+    Skip(String),
+    /// The database failed; stop the run.
+    Fatal(anyhow::Error),
+}
+
+fn ingest_file(
+    store: &mut Store,
+    root_id: i64,
+    root_name: &str,
+    cand: &Candidate,
+    cfg: &Config,
+    limits: &ChunkLimits,
+    force: bool,
+) -> Result<FileResult, FileError> {
+    let max = cfg.workspace.max_file_bytes;
+    if cand.bytes > max {
+        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", cand.bytes)));
+    }
+    let bytes = std::fs::read(&cand.abs).map_err(|e| FileError::Skip(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", bytes.len())));
+    }
+    if memchr_nul(&bytes) {
+        return Err(FileError::Skip("binary file (contains NUL bytes)".into()));
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| FileError::Skip(format!("not valid UTF-8 (byte {})", e.valid_up_to())))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+
+    if !force {
+        if let Some((old, docs)) = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)? {
+            if old == hash {
+                let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
+                return Ok(FileResult { outcome, bad_lines: Vec::new() });
+            }
+        }
+    }
+
+    let path = format!("{root_name}/{}", cand.rel);
+    let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
+    let mut bad_lines = Vec::new();
+    let documents = match cand.format {
+        "md" => {
+            let doc = markdown::chunk_markdown(text, limits);
+            vec![DocumentInput {
+                external_id: path.clone(),
+                path,
+                title: doc.title.or(stem),
+                media: "text/markdown",
+                tags: doc.tags,
+                body: text.to_string(),
+                chunks: doc.chunks,
+            }]
+        }
+        "txt" => vec![DocumentInput {
+            external_id: path.clone(),
+            path,
+            title: stem,
+            media: "text/plain",
+            tags: Vec::new(),
+            body: text.to_string(),
+            chunks: text::chunk_text(text, limits),
+        }],
+        _ => {
+            let (records, bad) = jsonl::parse_jsonl(text, limits);
+            bad_lines = bad;
+            if records.is_empty() && !bad_lines.is_empty() {
+                return Err(FileError::Skip(format!(
+                    "no usable JSONL record (line {}: {})",
+                    bad_lines[0].line, bad_lines[0].reason
+                )));
+            }
+            records
+                .into_iter()
+                .map(|r| DocumentInput {
+                    path: format!("{path}#{}", r.id),
+                    external_id: r.id,
+                    body: match &r.title {
+                        Some(t) => format!("{t}\n{}", r.text),
+                        None => r.text,
+                    },
+                    title: r.title,
+                    media: "application/jsonl",
+                    tags: Vec::new(),
+                    chunks: r.chunks,
+                })
+                .collect()
+        }
+    };
+    let input = SourceInput {
+        root_id,
+        rel_path: cand.rel.clone(),
+        format: cand.format,
+        content_hash: hash,
+        bytes: bytes.len() as u64,
+        documents,
+    };
+    let outcome = store.apply_source(&input, force).map_err(FileError::Fatal)?;
+    Ok(FileResult { outcome, bad_lines })
+}
+
+fn memchr_nul(bytes: &[u8]) -> bool {
+    bytes.contains(&0)
+}

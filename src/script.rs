@@ -1,0 +1,127 @@
+//! Script-aware text helpers: which characters are Hangul/CJK, a document's
+//! rough language, token estimates, and making untrusted text safe to print.
+
+/// Hangul syllables and jamo, CJK ideographs, kana: scripts written without
+/// spaces between words (or, for Hangul, with particles glued to words), which
+/// the word tokenizer cannot split and the trigram index covers.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF     // Hangul jamo
+        | 0x3040..=0x30FF   // Hiragana, Katakana
+        | 0x3130..=0x318F   // Hangul compatibility jamo
+        | 0x3400..=0x4DBF   // CJK extension A
+        | 0x4E00..=0x9FFF   // CJK unified ideographs
+        | 0xA960..=0xA97F   // Hangul jamo extended A
+        | 0xAC00..=0xD7AF   // Hangul syllables
+        | 0xD7B0..=0xD7FF   // Hangul jamo extended B
+        | 0xF900..=0xFAFF   // CJK compatibility ideographs
+        | 0x20000..=0x2FFFF // CJK extensions B..
+    )
+}
+
+pub fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF)
+}
+
+pub fn has_cjk(text: &str) -> bool {
+    text.chars().any(is_cjk)
+}
+
+/// A rough language tag from the script mix: good enough to pick prompt
+/// wording and to show in `kebab docs`, not a language identifier.
+pub fn detect_lang(text: &str) -> &'static str {
+    let (mut hangul, mut kana, mut han, mut latin, mut letters) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    for c in text.chars().take(20_000) {
+        if is_hangul(c) {
+            hangul += 1;
+        } else if matches!(c as u32, 0x3040..=0x30FF) {
+            kana += 1;
+        } else if is_cjk(c) {
+            han += 1;
+        } else if c.is_ascii_alphabetic() {
+            latin += 1;
+        } else if !c.is_alphabetic() {
+            continue;
+        }
+        letters += 1;
+    }
+    if letters == 0 {
+        "und"
+    } else if hangul * 10 >= letters {
+        "ko"
+    } else if kana * 10 >= letters {
+        "ja"
+    } else if han * 10 >= letters {
+        "zh"
+    } else if latin * 2 >= letters {
+        "en"
+    } else {
+        "und"
+    }
+}
+
+/// Estimated model tokens: about four ASCII characters per token, about one
+/// token per Hangul/CJK character, about two per other non-ASCII character.
+pub fn estimate_tokens(text: &str) -> usize {
+    let (mut ascii, mut cjk, mut other) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        if c.is_ascii() {
+            ascii += 1;
+        } else if is_cjk(c) {
+            cjk += 1;
+        } else {
+            other += 1;
+        }
+    }
+    ascii.div_ceil(4) + cjk + other.div_ceil(2)
+}
+
+/// Replaces control characters (ANSI/OSC escape introducers, NUL, bell, …)
+/// so that text taken from notes can never drive the terminal. Newlines and
+/// tabs are kept.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if is_unsafe_control(c) { char::REPLACEMENT_CHARACTER } else { c }).collect(),
+    )
+}
+
+fn is_unsafe_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hangul_is_cjk_and_latin_is_not() {
+        assert!(is_cjk('분') && is_hangul('분'));
+        assert!(is_cjk('漢') && !is_hangul('漢'));
+        assert!(!is_cjk('a') && !is_cjk('é'));
+    }
+
+    #[test]
+    fn language_follows_the_script_mix() {
+        assert_eq!(detect_lang("소유권은 러스트의 핵심 개념입니다. Rust"), "ko");
+        assert_eq!(detect_lang("Ownership is Rust's most unique feature."), "en");
+        assert_eq!(detect_lang("12345 !!!"), "und");
+    }
+
+    #[test]
+    fn token_estimate_counts_cjk_per_character() {
+        assert_eq!(estimate_tokens("abcdefgh"), 2);
+        assert_eq!(estimate_tokens("소유권"), 3);
+        assert_eq!(estimate_tokens(""), 0);
+    }
+
+    #[test]
+    fn escape_sequences_never_survive_printable() {
+        let s = printable("a\u{1b}[31mred\u{1b}]0;title\u{7}\nb\tc\u{0}");
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{7}') && !s.contains('\u{0}'));
+        assert!(s.contains("\nb\tc"));
+        assert!(matches!(printable("plain"), std::borrow::Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,158 @@
+//! Builds FTS5 MATCH expressions from what a user typed. User text never
+//! reaches FTS5 raw: it is cut into words, and each word goes in as a quoted
+//! string, so quotes, `AND`/`OR`/`NOT`/`NEAR`, `*`, `:`, `^`, parentheses and
+//! `-` are searched as words (or dropped as punctuation) and never error.
+//!
+//! Latin-script words go to the word index (porter stemming); English stop
+//! words are dropped when anything else is left. Hangul/CJK words go to both
+//! indexes: to the word index as a prefix of the word with a Korean particle
+//! stripped (`분석기는` → `분석기*`), and, when at least three characters long,
+//! to the trigram index as their trigrams, which match inside longer words.
+
+use crate::script::is_cjk;
+
+/// The MATCH expressions for one query; `None` where an index has nothing to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexicalQuery {
+    pub words: Option<String>,
+    pub trigram: Option<String>,
+}
+
+impl LexicalQuery {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_none() && self.trigram.is_none()
+    }
+}
+
+/// Past this many distinct terms a query is cut: longer ones add cost, not recall.
+const MAX_TERMS: usize = 64;
+
+/// Lucene's English stop words: frequent words that only add noise to an OR query.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+    "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+    "will", "with",
+];
+
+/// Korean particles and copula endings, longest first, stripped from the end
+/// of a word before it is used as a prefix.
+const PARTICLES: &[&str] = &[
+    "에서부터", "으로부터", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게", "으로",
+    "부터", "까지", "라는", "이다", "하는", "하고", "보다", "처럼", "마다", "은", "는", "이", "가", "을", "를", "의",
+    "에", "로", "와", "과", "도", "만",
+];
+
+/// Splits text into lowercase words: runs of letters and digits, cut where
+/// the script changes between CJK and the rest (`Rust의` → `rust`, `의`).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cur_cjk = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            let cjk = is_cjk(c);
+            if !cur.is_empty() && cjk != cur_cjk {
+                out.push(std::mem::take(&mut cur));
+            }
+            cur_cjk = cjk;
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+pub fn build(text: &str) -> LexicalQuery {
+    let all = words(text);
+    let (cjk, latin): (Vec<&String>, Vec<&String>) = all.iter().partition(|w| w.chars().any(is_cjk));
+
+    let content: Vec<&String> = latin.iter().copied().filter(|w| !STOP_WORDS.contains(&w.as_str())).collect();
+    let latin = if content.is_empty() && cjk.is_empty() { latin } else { content };
+
+    let mut word_terms: Vec<String> = Vec::new();
+    let mut tri_terms: Vec<String> = Vec::new();
+    let push = |list: &mut Vec<String>, term: String| {
+        if !list.contains(&term) && list.len() < MAX_TERMS {
+            list.push(term);
+        }
+    };
+    for w in latin {
+        push(&mut word_terms, format!("\"{w}\""));
+    }
+    for w in cjk {
+        push(&mut word_terms, format!("\"{}\"*", strip_particle(w)));
+        let chars: Vec<char> = w.chars().collect();
+        for tri in chars.windows(3) {
+            push(&mut tri_terms, format!("\"{}\"", tri.iter().collect::<String>()));
+        }
+    }
+    let join = |v: Vec<String>| if v.is_empty() { None } else { Some(v.join(" OR ")) };
+    LexicalQuery { words: join(word_terms), trigram: join(tri_terms) }
+}
+
+/// The word without a trailing particle, keeping at least one character.
+fn strip_particle(word: &str) -> &str {
+    for p in PARTICLES {
+        if let Some(stem) = word.strip_suffix(p) {
+            if !stem.is_empty() {
+                return stem;
+            }
+        }
+    }
+    word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_soup_becomes_quoted_words() {
+        let q = build(r#"foo AND "bar" OR (baz* NOT -qux) NEAR(a b) col:val ^x"#);
+        let w = q.words.unwrap();
+        for term in ["\"foo\"", "\"bar\"", "\"baz\"", "\"qux\"", "\"near\"", "\"col\"", "\"val\"", "\"x\""] {
+            assert!(w.contains(term), "{term} missing from {w}");
+        }
+        // Every token between ORs is a quoted string: nothing FTS5 could read as an operator.
+        assert!(w.split(" OR ").all(|t| t.starts_with('"') && t.ends_with('"')), "{w}");
+        assert!(q.trigram.is_none());
+    }
+
+    #[test]
+    fn stop_words_drop_unless_nothing_else_is_left() {
+        assert_eq!(build("the borrow checker").words.unwrap(), "\"borrow\" OR \"checker\"");
+        assert_eq!(build("to be or not to be").words.unwrap(), "\"to\" OR \"be\" OR \"or\" OR \"not\"");
+    }
+
+    #[test]
+    fn punctuation_only_and_empty_queries_are_empty() {
+        assert!(build("").is_empty());
+        assert!(build("  \"\" *** () - : ^ ").is_empty());
+    }
+
+    #[test]
+    fn korean_words_get_a_prefix_and_trigrams() {
+        let q = build("분석기는 무엇");
+        assert_eq!(q.words.unwrap(), "\"분석기\"* OR \"무엇\"*");
+        assert_eq!(q.trigram.unwrap(), "\"분석기\" OR \"석기는\"");
+    }
+
+    #[test]
+    fn script_change_splits_a_word() {
+        assert_eq!(words("Rust의 소유권"), ["rust", "의", "소유권"]);
+        let q = build("Rust의 소유권");
+        assert_eq!(q.words.unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
+    }
+
+    #[test]
+    fn huge_queries_are_capped() {
+        let text: String = (0..5000).map(|i| format!("w{i} ")).collect();
+        assert!(text.len() > 10_000);
+        let q = build(&text);
+        assert_eq!(q.words.unwrap().matches(" OR ").count(), MAX_TERMS - 1);
+    }
+}

@@ -1,0 +1,186 @@
+//! The one SQLite file: opening it with the right pragmas, applying the
+//! numbered migrations, and the reads and writes the rest of kebab needs.
+//!
+//! Migrations live in `migrations/NNNN_name.sql`, are applied in order inside
+//! one transaction at open, and `PRAGMA user_version` records the level. A
+//! database from a newer kebab is refused before anything touches it.
+
+mod read;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::error::UserError;
+
+pub use read::{ChunkRow, DocRow, Stats};
+pub use write::{DocumentInput, SourceInput, SourceOutcome};
+
+/// Numbered migrations; the position in this list + 1 is the schema level.
+const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("migrations/0001_init.sql"))];
+
+/// The schema level this build writes.
+pub const SCHEMA_LEVEL: i64 = MIGRATIONS.len() as i64;
+
+/// An open database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    readonly: bool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema
+    /// up to date. With `readonly`, the file must already exist and is never written.
+    pub fn open(path: &Path, readonly: bool) -> Result<Store> {
+        let conn = if readonly {
+            if !path.exists() {
+                return Err(UserError::new("no_index", format!("no database at {}", path.display()))
+                    .with_hint("run `kebab ingest PATH` (without --readonly) to create it")
+                    .into());
+            }
+            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        } else {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+            }
+            Connection::open(path)
+        }
+        .with_context(|| format!("cannot open database {}", path.display()))?;
+
+        // Another process (a REPL, an ingest) may hold the write lock for a while.
+        conn.busy_timeout(Duration::from_secs(10))?;
+        if !readonly {
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .with_context(|| format!("{} is not a usable SQLite database", path.display()))?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+
+        let mut store = Store { conn, path: path.to_path_buf(), readonly };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn schema_level(&self) -> Result<i64> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let level = self
+            .schema_level()
+            .with_context(|| format!("{} is not a usable SQLite database", self.path.display()))?;
+        if level > SCHEMA_LEVEL {
+            return Err(UserError::new(
+                "schema_too_new",
+                format!(
+                    "database {} has schema level {level}, newer than this kebab understands ({SCHEMA_LEVEL})",
+                    self.path.display()
+                ),
+            )
+            .with_hint("upgrade kebab; the database was left untouched")
+            .into());
+        }
+        if level == SCHEMA_LEVEL {
+            return Ok(());
+        }
+        if self.readonly {
+            return Err(UserError::new(
+                "readonly",
+                format!("database {} needs a schema upgrade, which --readonly forbids", self.path.display()),
+            )
+            .with_hint("run any kebab command once without --readonly")
+            .into());
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Re-read under the write lock: another process may have migrated meanwhile.
+        let level: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(level.max(0) as usize) {
+            tx.execute_batch(sql).with_context(|| format!("applying migration {name}"))?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Refuses a write when the store was opened read-only.
+    fn ensure_writable(&self) -> Result<()> {
+        if self.readonly {
+            return Err(UserError::new("readonly", "this command writes to the database, and --readonly is set")
+                .with_hint("drop --readonly (or unset KEBAB_READONLY)")
+                .into());
+        }
+        Ok(())
+    }
+}
+
+/// Current UTC time as RFC 3339, the format of every `*_at` column.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_applies_migrations_and_records_the_level() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.db"), false).unwrap();
+        assert_eq!(store.schema_level().unwrap(), SCHEMA_LEVEL);
+        let mode: String = store.conn().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        // A second open is a no-op.
+        drop(store);
+        assert_eq!(Store::open(&dir.path().join("k.db"), false).unwrap().schema_level().unwrap(), SCHEMA_LEVEL);
+    }
+
+    #[test]
+    fn newer_schema_is_refused_without_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        drop(Store::open(&path, false).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_LEVEL + 5).unwrap();
+        drop(conn);
+        let err = Store::open(&path, false).err().unwrap();
+        assert_eq!(err.downcast_ref::<UserError>().unwrap().code, "schema_too_new");
+        let conn = Connection::open(&path).unwrap();
+        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(v, SCHEMA_LEVEL + 5);
+        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(ok, "ok");
+    }
+
+    #[test]
+    fn readonly_open_of_a_missing_database_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Store::open(&dir.path().join("none.db"), true).err().unwrap();
+        assert_eq!(err.downcast_ref::<UserError>().unwrap().code, "no_index");
+        assert!(!dir.path().join("none.db").exists());
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("junk.db");
+        std::fs::write(&path, vec![0x42u8; 4096]).unwrap();
+        assert!(Store::open(&path, false).is_err());
+    }
+}

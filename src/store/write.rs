@@ -1,0 +1,322 @@
+//! Writes to the index: roots, and one source file's documents and chunks
+//! replaced in a single transaction, so a crash never leaves half a file.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use super::{Store, now_rfc3339};
+use crate::ingest::chunk::ChunkDraft;
+use crate::script;
+
+/// One file, parsed: the documents it holds.
+pub struct SourceInput {
+    pub root_id: i64,
+    pub rel_path: String,
+    pub format: &'static str,
+    pub content_hash: String,
+    pub bytes: u64,
+    pub documents: Vec<DocumentInput>,
+}
+
+/// One logical document and its chunks.
+pub struct DocumentInput {
+    pub path: String,
+    pub external_id: String,
+    pub title: Option<String>,
+    pub media: &'static str,
+    pub tags: Vec<String>,
+    /// The document's own text, for its hash and language.
+    pub body: String,
+    pub chunks: Vec<ChunkDraft>,
+}
+
+/// What applying one source did, counted in documents.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SourceOutcome {
+    pub added: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    pub removed: usize,
+    pub chunks_written: usize,
+}
+
+impl Store {
+    /// The root row for `abs_path`, created on first use. Its name is the
+    /// folder's own name, lengthened with its parent (then a number) when
+    /// another folder already uses that name, so every document path is unique
+    /// and stable across runs.
+    pub fn ensure_root(&self, abs_path: &Path) -> Result<(i64, String)> {
+        self.ensure_writable()?;
+        let key = abs_path.to_string_lossy().to_string();
+        if let Some(found) = self
+            .conn
+            .query_row("SELECT id, name FROM roots WHERE abs_path = ?1", [&key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+        {
+            return Ok(found);
+        }
+        let comps: Vec<String> = abs_path
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().to_string()),
+                _ => None,
+            })
+            .collect();
+        let last = comps.last().cloned().unwrap_or_else(|| "root".into());
+        let mut candidates = vec![last.clone()];
+        if comps.len() >= 2 {
+            candidates.push(format!("{}/{}", comps[comps.len() - 2], last));
+        }
+        let taken = |name: &str| -> Result<bool> {
+            Ok(self.conn.query_row("SELECT count(*) FROM roots WHERE name = ?1", [name], |r| r.get::<_, i64>(0))? > 0)
+        };
+        let mut name = None;
+        for c in &candidates {
+            if !taken(c)? {
+                name = Some(c.clone());
+                break;
+            }
+        }
+        let name = match name {
+            Some(n) => n,
+            None => {
+                let mut n = 2;
+                while taken(&format!("{last}-{n}"))? {
+                    n += 1;
+                }
+                format!("{last}-{n}")
+            }
+        };
+        self.conn.execute(
+            "INSERT INTO roots(name, abs_path, created_at) VALUES (?1, ?2, ?3)",
+            params![name, key, now_rfc3339()],
+        )?;
+        Ok((self.conn.last_insert_rowid(), name))
+    }
+
+    /// The stored content hash of a source file, if it was indexed before.
+    pub fn source_hash(&self, root_id: i64, rel_path: &str) -> Result<Option<(String, usize)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT s.content_hash, (SELECT count(*) FROM documents d WHERE d.source_id = s.id)
+                 FROM sources s WHERE s.root_id = ?1 AND s.rel_path = ?2",
+                params![root_id, rel_path],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)),
+            )
+            .optional()?)
+    }
+
+    /// Replaces what the index holds for one source file with `input`, in one
+    /// transaction. Documents whose text did not change keep their rows (and
+    /// chunk ids) unless `force`.
+    pub fn apply_source(&mut self, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
+        self.ensure_writable()?;
+        let now = now_rfc3339();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO sources(root_id, rel_path, format, content_hash, bytes, indexed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(root_id, rel_path) DO UPDATE SET
+               format = excluded.format, content_hash = excluded.content_hash,
+               bytes = excluded.bytes, indexed_at = excluded.indexed_at",
+            params![input.root_id, input.rel_path, input.format, input.content_hash, input.bytes as i64, now],
+        )?;
+        let source_id: i64 = tx.query_row(
+            "SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2",
+            params![input.root_id, input.rel_path],
+            |r| r.get(0),
+        )?;
+
+        let mut existing: HashMap<String, (i64, String)> = HashMap::new();
+        {
+            let mut stmt = tx.prepare_cached("SELECT path, id, content_hash FROM documents WHERE source_id = ?1")?;
+            let rows = stmt.query_map([source_id], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))?;
+            for row in rows {
+                let (path, v) = row?;
+                existing.insert(path, v);
+            }
+        }
+
+        let mut out = SourceOutcome::default();
+        let mut seen = HashSet::new();
+        for doc in &input.documents {
+            if !seen.insert(doc.path.as_str()) {
+                continue; // a repeated JSONL _id: the first record wins, as reported by the parser
+            }
+            let hash = blake3::hash(doc.body.as_bytes()).to_hex().to_string();
+            let lang = script::detect_lang(&doc.body);
+            let tags = serde_json::to_string(&doc.tags)?;
+            let doc_id = match existing.get(&doc.path) {
+                Some((_, old_hash)) if *old_hash == hash && !force => {
+                    out.unchanged += 1;
+                    continue;
+                }
+                Some((id, _)) => {
+                    // The path may exist under another source only if it moved
+                    // files; the UNIQUE(path) constraint reports that case.
+                    tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [id])?;
+                    tx.execute(
+                        "UPDATE documents SET external_id = ?2, title = ?3, media = ?4, lang = ?5, tags_json = ?6,
+                           content_hash = ?7, bytes = ?8, updated_at = ?9 WHERE id = ?1",
+                        params![id, doc.external_id, doc.title, doc.media, lang, tags, hash, doc.body.len() as i64, now],
+                    )?;
+                    out.updated += 1;
+                    *id
+                }
+                None => {
+                    // A document of this path from another source (a file that
+                    // moved between roots cannot share a path, but a JSONL _id
+                    // may be re-homed): take it over rather than fail.
+                    let other: Option<i64> = tx
+                        .query_row("SELECT id FROM documents WHERE path = ?1", [&doc.path], |r| r.get(0))
+                        .optional()?;
+                    if let Some(other) = other {
+                        delete_document(&tx, other)?;
+                    }
+                    tx.execute(
+                        "INSERT INTO documents(source_id, path, external_id, title, media, lang, tags_json,
+                           content_hash, bytes, indexed_at, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                        params![
+                            source_id, doc.path, doc.external_id, doc.title, doc.media, lang, tags, hash,
+                            doc.body.len() as i64, now
+                        ],
+                    )?;
+                    out.added += 1;
+                    tx.last_insert_rowid()
+                }
+            };
+            out.chunks_written += insert_chunks(&tx, doc_id, doc)?;
+        }
+        for (path, (id, _)) in &existing {
+            if !seen.contains(path.as_str()) {
+                delete_document(&tx, *id)?;
+                out.removed += 1;
+            }
+        }
+        tx.commit().context("committing the index update")?;
+        Ok(out)
+    }
+
+    /// Removes the sources of `root_id` at or below `scope` (a root-relative
+    /// path, "" for the whole root) that are not in `seen`. Returns the number
+    /// of documents removed.
+    pub fn prune(&mut self, root_id: i64, scope: &str, seen: &HashSet<String>) -> Result<usize> {
+        self.ensure_writable()?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let gone: Vec<(i64, String)> = {
+            let mut stmt = tx.prepare("SELECT id, rel_path FROM sources WHERE root_id = ?1")?;
+            let rows = stmt.query_map([root_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let mut v = Vec::new();
+            for row in rows {
+                let (id, rel): (i64, String) = row?;
+                if in_scope(&rel, scope) && !seen.contains(&rel) {
+                    v.push((id, rel));
+                }
+            }
+            v
+        };
+        let mut removed = 0;
+        for (source_id, _) in gone {
+            let ids: Vec<i64> = {
+                let mut stmt = tx.prepare("SELECT id FROM documents WHERE source_id = ?1")?;
+                stmt.query_map([source_id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+            };
+            for id in ids {
+                delete_document(&tx, id)?;
+                removed += 1;
+            }
+            tx.execute("DELETE FROM sources WHERE id = ?1", [source_id])?;
+        }
+        tx.commit()?;
+        Ok(removed)
+    }
+
+    /// Documents whose source files are at or below `scope` but not in `seen`:
+    /// what `--prune` would remove.
+    pub fn count_missing(&self, root_id: i64, scope: &str, seen: &HashSet<String>) -> Result<usize> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.rel_path, (SELECT count(*) FROM documents d WHERE d.source_id = s.id)
+             FROM sources s WHERE s.root_id = ?1",
+        )?;
+        let rows = stmt.query_map([root_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+        let mut n = 0;
+        for row in rows {
+            let (rel, docs) = row?;
+            if in_scope(&rel, scope) && !seen.contains(&rel) {
+                n += docs as usize;
+            }
+        }
+        Ok(n)
+    }
+}
+
+fn in_scope(rel: &str, scope: &str) -> bool {
+    scope.is_empty() || rel == scope || rel.strip_prefix(scope).is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn delete_document(tx: &rusqlite::Transaction<'_>, doc_id: i64) -> Result<()> {
+    tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [doc_id])?;
+    tx.execute("DELETE FROM documents WHERE id = ?1", [doc_id])?;
+    Ok(())
+}
+
+fn insert_chunks(tx: &rusqlite::Transaction<'_>, doc_id: i64, doc: &DocumentInput) -> Result<usize> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO chunks(doc_id, ordinal, heading_path_json, context, text, line_start, line_end,
+           token_estimate, content_hash, has_cjk)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for (ordinal, chunk) in doc.chunks.iter().enumerate() {
+        let context = chunk_context(doc.title.as_deref(), &chunk.heading_path);
+        stmt.execute(params![
+            doc_id,
+            ordinal as i64,
+            serde_json::to_string(&chunk.heading_path)?,
+            context,
+            chunk.text,
+            chunk.line_start,
+            chunk.line_end,
+            script::estimate_tokens(&chunk.text) as i64,
+            blake3::hash(chunk.text.as_bytes()).to_hex().to_string(),
+            script::has_cjk(&chunk.text) || script::has_cjk(&context),
+        ])?;
+    }
+    Ok(doc.chunks.len())
+}
+
+/// The title and the headings above a chunk, each once: what the heading
+/// field of the index holds.
+fn chunk_context(title: Option<&str>, headings: &[String]) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in title.into_iter().chain(headings.iter().map(String::as_str)) {
+        if !p.is_empty() && !parts.contains(&p) {
+            parts.push(p);
+        }
+    }
+    parts.join(" \u{203a} ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_matches_whole_path_components_only() {
+        assert!(in_scope("a/b.md", ""));
+        assert!(in_scope("a/b.md", "a"));
+        assert!(in_scope("a/b.md", "a/b.md"));
+        assert!(!in_scope("ab/c.md", "a"));
+    }
+
+    #[test]
+    fn context_lists_title_and_headings_once() {
+        let h = vec!["Ownership".to_string(), "Moves".to_string()];
+        assert_eq!(chunk_context(Some("Ownership"), &h), "Ownership \u{203a} Moves");
+        assert_eq!(chunk_context(None, &[]), "");
+    }
+}
