@@ -8,7 +8,7 @@ use clap::Subcommand;
 use super::Ctx;
 use crate::error::UserError;
 use crate::eval::retrieval;
-use crate::search::{Mode, lexical};
+use crate::search::Mode;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 qrels: &qrels,
                 mode,
                 k,
-                weights: lexical::Weights { heading: cfg.search.heading_weight },
+                heading_weight: cfg.search.heading_weight,
                 per_query: ctx.out.json,
             };
             let report = retrieval::run(&store, &opts)?;

@@ -39,8 +39,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Err(UserError::new("bad_input", "-k must be at least 1").into());
     }
     let store = ctx.store()?;
-    let weights = lexical::Weights { heading: cfg.search.heading_weight };
-    let (hits, trace) = lexical::search(&store, &text, k, weights)?;
+    let opts = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: true };
+    let (hits, trace) = lexical::search(&store, &text, opts)?;
     if hits.is_empty() && store.chunk_count()? == 0 {
         ctx.out.notice("the index is empty: run `kebab ingest PATH` first");
     }

@@ -45,7 +45,7 @@ pub struct Options<'a> {
     pub mode: Mode,
     /// Documents retrieved per query (Recall@100 needs 100).
     pub k: usize,
-    pub weights: lexical::Weights,
+    pub heading_weight: f64,
     pub per_query: bool,
 }
 
@@ -67,7 +67,11 @@ pub fn run(store: &Store, opts: &Options) -> Result<Report> {
         let Some(relevant) = qrels.get(id) else { continue };
         // Several chunks of one document may rank; fetch enough chunks to
         // fill k distinct documents in all but pathological cases.
-        let (hits, _) = lexical::search(store, text, opts.k * 3, opts.weights)?;
+        let (hits, _) = lexical::search(
+            store,
+            text,
+            lexical::Options { k: opts.k * 2, heading_weight: opts.heading_weight, snippets: false },
+        )?;
         let mut seen = HashSet::new();
         let ranked: Vec<String> =
             hits.into_iter().map(|h| h.external_id).filter(|d| seen.insert(d.clone())).take(opts.k).collect();

@@ -21,6 +21,11 @@ use crate::error::UserError;
 use crate::store::{DocumentInput, SourceInput, Store};
 use chunk::ChunkLimits;
 
+/// A JSONL record is a passage someone already cut to size: it stays whole up
+/// to this size (on SciFact train, whole abstracts beat 1,600-char pieces:
+/// nDCG@10 0.707 against 0.701).
+const RECORD_LIMITS: ChunkLimits = ChunkLimits { target_chars: 2000, max_chars: 4000 };
+
 /// How to read files: by extension, or everything as one format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatChoice {
@@ -294,7 +299,7 @@ fn ingest_file(
     if bytes.len() as u64 > max {
         return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", bytes.len())));
     }
-    if memchr_nul(&bytes) {
+    if bytes.contains(&0) {
         return Err(FileError::Skip("binary file (contains NUL bytes)".into()));
     }
     let text = std::str::from_utf8(&bytes)
@@ -337,7 +342,7 @@ fn ingest_file(
             chunks: text::chunk_text(text, limits),
         }],
         _ => {
-            let (records, bad) = jsonl::parse_jsonl(text, limits);
+            let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
             bad_lines = bad;
             if records.is_empty() && !bad_lines.is_empty() {
                 return Err(FileError::Skip(format!(
@@ -374,6 +379,3 @@ fn ingest_file(
     Ok(FileResult { outcome, bad_lines })
 }
 
-fn memchr_nul(bytes: &[u8]) -> bool {
-    bytes.contains(&0)
-}

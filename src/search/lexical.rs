@@ -34,37 +34,43 @@ pub struct Timings {
     pub total: f64,
 }
 
-/// BM25 knobs.
+/// How to search.
 #[derive(Debug, Clone, Copy)]
-pub struct Weights {
-    /// Weight of the title/heading column relative to the body.
-    pub heading: f64,
+pub struct Options {
+    /// Hits wanted.
+    pub k: usize,
+    /// BM25 weight of the title/heading column relative to the body.
+    pub heading_weight: f64,
+    /// Cut snippets for the hits (evaluation does not need them).
+    pub snippets: bool,
 }
 
 struct Candidate {
     chunk_id: i64,
     score: f64,
-    snippet: String,
+    /// Which index found it first: the one its snippet is cut from.
+    table: &'static str,
 }
 
 /// The `k` best chunks for `text`, best first.
-pub fn search(store: &Store, text: &str, k: usize, weights: Weights) -> Result<(Vec<SearchHit>, Trace)> {
+pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit>, Trace)> {
+    let k = opts.k;
     let started = Instant::now();
     let q: LexicalQuery = query::build(text);
     let mut timings = Timings::default();
     // Fusion needs more than k from each index: a chunk at rank k+5 in both
     // can beat one at rank 1 in only one.
-    let pool = (k * 3).max(30);
+    let pool = if q.words.is_some() && q.trigram.is_some() { (k * 3).max(30) } else { k };
 
     let t = Instant::now();
     let word = match &q.words {
-        Some(m) => run(store, "chunks_fts", m, pool, weights)?,
+        Some(m) => run(store, "chunks_fts", m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.word_index = ms(t);
     let t = Instant::now();
     let tri = match &q.trigram {
-        Some(m) => run(store, "chunks_trigram", m, pool, weights)?,
+        Some(m) => run(store, "chunks_trigram", m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.trigram_index = ms(t);
@@ -86,6 +92,14 @@ pub fn search(store: &Store, text: &str, k: usize, weights: Weights) -> Result<(
     let t = Instant::now();
     let ids: Vec<i64> = ranked.iter().map(|c| c.chunk_id).collect();
     let mut rows: HashMap<i64, _> = store.chunks_by_ids(&ids)?.into_iter().map(|r| (r.chunk_id, r)).collect();
+    // Snippets only for the hits kept: cutting one re-reads the chunk's text.
+    let mut snippets = HashMap::new();
+    for (table, expr) in [("chunks_fts", &q.words), ("chunks_trigram", &q.trigram)] {
+        let ids: Vec<i64> = ranked.iter().filter(|c| c.table == table).map(|c| c.chunk_id).collect();
+        if let (Some(expr), false, true) = (expr, ids.is_empty(), opts.snippets) {
+            snippets.extend(snippets_for(store, table, expr, &ids)?);
+        }
+    }
     timings.load_chunks = ms(t);
 
     let mut hits = Vec::with_capacity(ranked.len());
@@ -103,7 +117,7 @@ pub fn search(store: &Store, text: &str, k: usize, weights: Weights) -> Result<(
             doc_id: row.doc_id,
             doc_path: row.doc_path.clone(),
             heading_path: row.heading_path,
-            snippet: c.snippet,
+            snippet: snippets.remove(&c.chunk_id).unwrap_or_default(),
             citation: Citation { kind: "line", path: row.doc_path, start: row.line_start, end: row.line_end, section },
             retrieval: Retrieval {
                 method: "lexical",
@@ -132,19 +146,32 @@ fn ms(t: Instant) -> f64 {
 
 /// One index's top `limit` for a MATCH expression built by `query`. BM25 in
 /// FTS5 is negative (lower is better); it is negated here.
-fn run(store: &Store, table: &str, expr: &str, limit: usize, weights: Weights) -> Result<Vec<Candidate>> {
+fn run(store: &Store, table: &'static str, expr: &str, limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
     // `table` is one of two constants, never user text.
     let sql = format!(
-        "SELECT rowid, -bm25({table}, ?1, 1.0) AS score,
-                snippet({table}, 1, '«', '»', ' … ', 24)
+        "SELECT rowid, -bm25({table}, ?1, 1.0) AS score
          FROM {table} WHERE {table} MATCH ?2 ORDER BY score DESC LIMIT ?3"
     );
     let mut stmt = store.conn().prepare_cached(&sql)?;
     let rows = stmt
-        .query_map(rusqlite::params![weights.heading, expr, limit as i64], |r| {
-            Ok(Candidate { chunk_id: r.get(0)?, score: r.get(1)?, snippet: r.get(2)? })
+        .query_map(rusqlite::params![heading_weight, expr, limit as i64], |r| {
+            Ok(Candidate { chunk_id: r.get(0)?, score: r.get(1)?, table })
         })
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
         .with_context(|| format!("searching {table}"))?;
     Ok(rows)
+}
+
+/// Snippets (matched terms between « and ») of the given chunks.
+fn snippets_for(store: &Store, table: &str, expr: &str, ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let marks = vec!["?"; ids.len()].join(",");
+    let sql = format!(
+        "SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table}
+         WHERE {table} MATCH ? AND rowid IN ({marks})"
+    );
+    let mut stmt = store.conn().prepare(&sql)?;
+    let params = std::iter::once(rusqlite::types::Value::from(expr.to_string()))
+        .chain(ids.iter().map(|&id| rusqlite::types::Value::from(id)));
+    let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
