@@ -62,13 +62,16 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
     context, text, content='chunks', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
 );
+-- The trigram index covers only chunks with Hangul/CJK (it would triple the
+-- size of an English-only index); its content is a view of exactly those rows,
+-- so FTS5's integrity check compares like with like.
+CREATE VIEW cjk_chunks AS SELECT id, context, text FROM chunks WHERE has_cjk;
 CREATE VIRTUAL TABLE chunks_trigram USING fts5(
-    context, text, content='chunks', content_rowid='id', tokenize='trigram'
+    context, text, content='cjk_chunks', content_rowid='id', tokenize='trigram'
 );
 
 -- Triggers keep both indexes in step with chunks inside the writer's
--- transaction, whatever code path writes. Only chunks with Hangul/CJK go to
--- the trigram index: it would triple the size of an English-only index.
+-- transaction, whatever code path writes.
 CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, context, text) VALUES (new.id, new.context, new.text);
     INSERT INTO chunks_trigram(rowid, context, text)

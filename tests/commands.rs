@@ -1,0 +1,146 @@
+//! The smaller commands end to end: init, config, docs, stats, doctor,
+//! eval retrieval, and how errors and exit codes look.
+
+mod common;
+
+use common::{Env, stderr};
+
+#[test]
+fn init_writes_a_config_that_parses_and_never_overwrites() {
+    let env = Env::new();
+    let v = env.json(&["init"]);
+    assert_eq!(v["config_written"], true);
+    assert!(env.config_file().exists() && env.database().exists());
+    let text = std::fs::read_to_string(env.config_file()).unwrap();
+    assert!(text.contains("# ") && text.contains("[workspace]") && text.contains("[search]"));
+    std::fs::write(env.config_file(), "[search]\ndefault_k = 3\n").unwrap();
+    let v = env.json(&["init"]);
+    assert_eq!(v["config_written"], false);
+    assert_eq!(std::fs::read_to_string(env.config_file()).unwrap(), "[search]\ndefault_k = 3\n");
+    assert_eq!(env.json(&["config", "show"])["config"]["search"]["default_k"], 3);
+}
+
+#[test]
+fn unknown_config_key_names_the_key_and_the_file() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[search]\ndefault_kk = 3\n");
+    let out = env.run(&["search", "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("default_kk") && err.contains("config.toml"), "{err}");
+}
+
+#[test]
+fn flags_and_env_override_the_paths() {
+    let env = Env::new();
+    let custom = env.path("elsewhere/c.toml");
+    let v = env.json(&["--config", custom.to_str().unwrap(), "config", "path"]);
+    assert_eq!(v["config_file"], custom.to_str().unwrap());
+    let out = env.cmd(&["--json", "config", "path"]).env("KEBAB_DATA_DIR", env.path("dd")).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["database"], env.path("dd/kebab.db").to_str().unwrap());
+}
+
+#[test]
+fn stats_and_docs_report_what_was_indexed() {
+    let env = Env::new();
+    env.write("notes/a.md", "---\ntitle: Front title\ntags: [x, y]\n---\n# Heading\n\nBody one.\n");
+    env.write("notes/b.md", "# B\n\nBody two.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let s = env.json(&["stats"]);
+    assert_eq!((s["documents"].as_i64(), s["sources"].as_i64()), (Some(2), Some(2)));
+    assert_eq!(s["schema_level"], 1);
+    assert!(s["database_bytes"].as_u64().unwrap() > 0);
+    let d = env.json(&["docs", "--path-glob", "**/a.md"]);
+    let docs = d["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0]["title"], "Front title");
+    assert_eq!(docs[0]["tags"], serde_json::json!(["x", "y"]));
+}
+
+#[test]
+fn doctor_passes_on_a_healthy_setup_and_explains_a_broken_config() {
+    let env = Env::new();
+    env.write("notes/a.md", "# A\n\nText.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["doctor"]);
+    assert_eq!(v["ok"], true, "{v}");
+    env.write("config/kebab/config.toml", "[search]\ndefault_k = \"many\"\n");
+    let out = env.run(&["--json", "doctor"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let config = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "config").unwrap();
+    assert_eq!(config["status"], "fail");
+    assert!(config["fix"].as_str().unwrap().contains("line 2"), "{config}");
+}
+
+#[test]
+fn a_database_from_a_newer_kebab_is_refused_untouched() {
+    let env = Env::new();
+    env.ok(&["init"]);
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    let out = env.run(&["--json", "stats"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "schema_too_new");
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let level: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    assert_eq!(level, 99);
+}
+
+#[test]
+fn eval_retrieval_scores_a_small_labelled_set() {
+    let env = Env::new();
+    env.write(
+        "set/corpus.jsonl",
+        "{\"_id\":\"d1\",\"title\":\"Tides\",\"text\":\"The moon pulls the oceans into tides.\"}\n\
+         {\"_id\":\"d2\",\"title\":\"Volcanoes\",\"text\":\"Magma rises through the crust.\"}\n\
+         {\"_id\":\"d3\",\"title\":\"Glaciers\",\"text\":\"Ice carves valleys slowly.\"}\n",
+    );
+    env.write(
+        "set/queries.jsonl",
+        "{\"_id\":\"q1\",\"text\":\"why are there tides\"}\n{\"_id\":\"q2\",\"text\":\"magma crust\"}\n{\"_id\":\"q3\",\"text\":\"unjudged\"}\n",
+    );
+    // q2's judged document is the wrong one on purpose: it must score zero.
+    env.write("set/qrels.tsv", "query-id\tcorpus-id\tscore\r\nq1\td1\t1\r\nq2\td3\t1\r\n");
+    env.ok(&["ingest", env.path("set/corpus.jsonl").to_str().unwrap()]);
+    let q = env.path("set/queries.jsonl");
+    let r = env.path("set/qrels.tsv");
+    let v = env.json(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap()]);
+    assert_eq!(v["queries"], 2);
+    assert_eq!(v["ndcg_at_10"], 0.5);
+    assert_eq!(v["mrr_at_10"], 0.5);
+    let rows = v["per_query"].as_array().unwrap();
+    assert_eq!(rows[0]["query_id"], "q1");
+    assert_eq!(rows[0]["retrieved"][0], "d1");
+    let human = env.ok(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap()]);
+    assert!(human.contains("nDCG@10 0.5000") && human.contains("queries 2"), "{human}");
+}
+
+#[test]
+fn usage_errors_exit_1_and_help_exits_0() {
+    let env = Env::new();
+    assert_eq!(env.run(&["frobnicate"]).status.code(), Some(1));
+    assert_eq!(env.run(&["search"]).status.code(), Some(1));
+    assert_eq!(env.run(&["--help"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_exit_0() {
+    use std::io::Read;
+    let env = Env::new();
+    for i in 0..300 {
+        env.write(&format!("notes/n{i:03}.md"), format!("# Note {i}\n\nText {i}.\n"));
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let mut child = env.cmd(&["docs"]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = [0u8; 16];
+    stdout.read_exact(&mut buf).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}

@@ -1,0 +1,89 @@
+//! Shared helpers for integration tests: run the real `kebab` binary against
+//! a throwaway home (config, data dir and XDG paths all inside a temp dir).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env { dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn notes(&self) -> PathBuf {
+        self.path("notes")
+    }
+
+    /// Writes a file under the temp dir, creating folders.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn config_file(&self) -> PathBuf {
+        self.path("config/kebab/config.toml")
+    }
+
+    pub fn database(&self) -> PathBuf {
+        self.path("data/kebab/kebab.db")
+    }
+
+    /// `kebab ARGS` with a clean environment pointing at this temp home.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kebab"));
+        c.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run kebab")
+    }
+
+    /// Runs and insists on exit 0; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "kebab {args:?} failed with {:?}\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    /// Runs with `--json` and parses stdout.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let text = self.ok(&all);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    }
+}
+
+/// Lines `start..=end` (1-based) of a file, joined with `\n`.
+pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().skip(start as usize - 1).take((end - start + 1) as usize).collect::<Vec<_>>().join("\n")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -1,0 +1,204 @@
+//! `kebab ingest` end to end: what gets indexed, what is skipped and why,
+//! and that re-runs touch only what changed.
+
+mod common;
+
+use common::{Env, stderr};
+use serde_json::Value;
+
+fn three_notes(env: &Env) {
+    env.write("notes/a.md", "# Alpha\n\nThe heron stands in the shallows.\n\n## Detail\n\nIt waits for fish.\n");
+    env.write("notes/b.txt", "Plain text about lanterns.\n\nSecond paragraph about wicks.\n");
+    env.write("notes/sub/c.md", "# Gamma\n\nCopper kettles tarnish.\n");
+}
+
+/// chunk ids of every hit for `query`, keyed by path.
+fn chunk_ids(env: &Env, query: &str) -> Vec<(String, i64)> {
+    let v = env.json(&["search", "-k", "50", query]);
+    v["hits"].as_array().unwrap().iter().map(|h| (h["doc_path"].as_str().unwrap().to_string(), h["chunk_id"].as_i64().unwrap())).collect()
+}
+
+#[test]
+fn first_ingest_adds_every_supported_file_and_ignores_others() {
+    let env = Env::new();
+    three_notes(&env);
+    env.write("notes/picture.png", [0x89u8, b'P', b'N', b'G']);
+    let notes = env.notes();
+    let s = env.json(&["ingest", notes.to_str().unwrap()]);
+    assert_eq!(s["schema_version"], "ingest_summary.v1");
+    assert_eq!((s["added"].as_u64(), s["updated"].as_u64(), s["skipped"].as_u64()), (Some(3), Some(0), Some(0)));
+    assert_eq!(s["files_seen"], 3, "the .png is not a note and is not counted");
+    let docs = env.json(&["docs"]);
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["notes/a.md", "notes/b.txt", "notes/sub/c.md"]);
+}
+
+#[test]
+fn unchanged_tree_touches_nothing_and_says_so() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    let notes = notes.to_str().unwrap();
+    env.ok(&["ingest", notes]);
+    let before = chunk_ids(&env, "heron lanterns copper");
+    let s = env.json(&["ingest", notes]);
+    assert_eq!((s["added"].as_u64(), s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(0), Some(0), Some(3)));
+    assert_eq!(s["chunks_written"], 0);
+    assert_eq!(chunk_ids(&env, "heron lanterns copper"), before);
+    let human = env.ok(&["ingest", notes]);
+    assert!(human.contains("nothing changed"), "{human}");
+}
+
+#[test]
+fn editing_one_file_rechunks_only_that_file() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    let notes = notes.to_str().unwrap();
+    env.ok(&["ingest", notes]);
+    let before = chunk_ids(&env, "heron lanterns copper");
+    env.write("notes/b.txt", "Plain text about lanterns, now edited.\n");
+    let s = env.json(&["ingest", notes]);
+    assert_eq!((s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(1), Some(2)));
+    let after = chunk_ids(&env, "heron lanterns copper");
+    for (path, id) in &before {
+        let now: Vec<i64> = after.iter().filter(|(p, _)| p == path).map(|(_, i)| *i).collect();
+        if path.ends_with("b.txt") {
+            assert!(!now.contains(id), "b.txt was re-chunked, so its old chunk ids are gone");
+        } else {
+            assert!(now.contains(id), "{path} kept chunk {id}");
+        }
+    }
+}
+
+#[test]
+fn deleted_files_are_kept_until_prune_removes_them() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    let notes = notes.to_str().unwrap();
+    env.ok(&["ingest", notes]);
+    std::fs::remove_file(env.path("notes/sub/c.md")).unwrap();
+    let s = env.json(&["ingest", notes]);
+    assert_eq!((s["removed"].as_u64(), s["missing"].as_u64()), (Some(0), Some(1)));
+    let out = env.run(&["ingest", notes]);
+    assert!(stderr(&out).contains("--prune"), "{}", stderr(&out));
+    let s = env.json(&["ingest", "--prune", notes]);
+    assert_eq!(s["removed"], 1);
+    assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 2);
+    assert!(chunk_ids(&env, "copper").is_empty());
+}
+
+#[test]
+fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[workspace]\nmax_file_bytes = 2000\n");
+    env.write("notes/good.md", "# Good\n\nA perfectly ordinary note about otters.\n");
+    env.write("notes/latin1.md", b"caf\xe9 au lait\n".to_vec());
+    env.write("notes/binary.md", b"PK\x03\x04\x00\x00binary".to_vec());
+    env.write("notes/huge.md", "x".repeat(5000));
+    env.write("notes/node_modules/dep/readme.md", "# excluded by default\n");
+    let notes = env.notes();
+    let out = env.cmd(&["--json", "ingest", notes.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(1), Some(3)));
+    let reasons: Vec<String> = s["skipped_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| format!("{} {}", x["path"].as_str().unwrap(), x["reason"].as_str().unwrap()))
+        .collect();
+    let find = |name: &str| reasons.iter().find(|r| r.contains(name)).cloned().unwrap_or_default();
+    assert!(find("latin1.md").contains("UTF-8"), "{reasons:?}");
+    assert!(find("binary.md").contains("binary"), "{reasons:?}");
+    assert!(find("huge.md").contains("max_file_bytes"), "{reasons:?}");
+    let err = stderr(&out);
+    assert!(err.contains("latin1.md") && err.contains("huge.md"), "skips are also told on stderr: {err}");
+}
+
+#[test]
+fn jsonl_records_become_documents_and_bad_lines_are_skipped() {
+    let env = Env::new();
+    env.write(
+        "beir/corpus.jsonl",
+        "{\"_id\":\"d1\",\"title\":\"Walruses\",\"text\":\"Walruses haul out on ice floes.\"}\n\
+         this line is broken\n\
+         {\"_id\":\"d2\",\"title\":\"Puffins\",\"text\":\"Puffins nest in burrows.\"}\n",
+    );
+    let corpus = env.path("beir/corpus.jsonl");
+    let s = env.json(&["ingest", corpus.to_str().unwrap()]);
+    assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(2), Some(1)));
+    assert!(s["skipped_files"][0]["path"].as_str().unwrap().ends_with("corpus.jsonl:2"));
+    let docs = env.json(&["docs"]);
+    let d = &docs["documents"][1];
+    assert_eq!(d["path"], "beir/corpus.jsonl#d2");
+    assert_eq!(d["external_id"], "d2");
+    assert_eq!(d["title"], "Puffins");
+    let hit = &env.json(&["search", "burrows"])["hits"][0];
+    assert_eq!(hit["citation"]["path"], "beir/corpus.jsonl#d2");
+    assert_eq!((hit["citation"]["start"].as_u64(), hit["citation"]["end"].as_u64()), (Some(3), Some(3)));
+}
+
+#[test]
+fn two_folders_with_the_same_name_get_distinct_paths() {
+    let env = Env::new();
+    env.write("en/src/intro.md", "# Intro\n\nHello.\n");
+    env.write("ko/src/intro.md", "# 소개\n\n안녕하세요.\n");
+    env.ok(&["ingest", env.path("en/src").to_str().unwrap()]);
+    env.ok(&["ingest", env.path("ko/src").to_str().unwrap()]);
+    let docs = env.json(&["docs"]);
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["ko/src/intro.md", "src/intro.md"]);
+    // Re-ingesting the second folder maps to the same root again.
+    let s = env.json(&["ingest", env.path("ko/src").to_str().unwrap()]);
+    assert_eq!(s["unchanged"], 1);
+}
+
+#[test]
+fn ingest_without_paths_walks_the_configured_roots() {
+    let env = Env::new();
+    env.write("notes/n.md", "# N\n\nNarwhal tusks.\n");
+    env.write("config/kebab/config.toml", "[workspace]\nroots = [\"../../notes\"]\n");
+    let s = env.json(&["ingest"]);
+    assert_eq!(s["added"], 1, "relative roots resolve against the config file's folder");
+    let empty = Env::new();
+    let out = empty.run(&["ingest"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("workspace.roots"), "{}", stderr(&out));
+}
+
+#[test]
+fn missing_path_is_bad_input_naming_the_path() {
+    let env = Env::new();
+    let out = env.run(&["--json", "ingest", "/definitely/not/here"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], "error.v1");
+    assert!(v["message"].as_str().unwrap().contains("/definitely/not/here"));
+}
+
+#[test]
+fn readonly_refuses_to_ingest() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    let out = env.run(&["--readonly", "ingest", notes.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = env.cmd(&["ingest", notes.to_str().unwrap()]).env("KEBAB_READONLY", "1").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("readonly"), "{}", stderr(&out));
+    // Reads still work read-only.
+    assert!(env.ok(&["--readonly", "search", "heron"]).contains("a.md"));
+}
+
+#[test]
+fn force_rebuilds_every_document() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    let s = env.json(&["ingest", "--force", notes.to_str().unwrap()]);
+    assert_eq!((s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(3), Some(0)));
+}

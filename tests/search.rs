@@ -1,0 +1,154 @@
+//! `kebab search` end to end: hits carry exact line spans, hostile queries
+//! search as words, Korean matches inside words, and the JSON shape holds.
+
+mod common;
+
+use common::{Env, file_lines, stderr};
+
+fn indexed(env: &Env) {
+    env.write(
+        "notes/guide.md",
+        "# Field guide\n\nIntro line.\n\n## Herons\n\nThe grey heron hunts in shallow water.\nIt stands very still.\n\n## Owls\n\nBarn owls hunt by sound at night.\n",
+    );
+    env.write("notes/ko.md", "# 형태소\n\n형태소 분석기는 문장을 나눈다.\n\n## 소유권\n\n러스트의 소유권 규칙은 세 가지다.\n");
+    env.write("notes/ops.txt", "Operators: use AND OR NOT near (parentheses) and col:val pairs.\n");
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+}
+
+#[test]
+fn hit_citation_lines_hold_the_matched_text() {
+    let env = Env::new();
+    indexed(&env);
+    let v = env.json(&["search", "heron"]);
+    assert_eq!(v["schema_version"], "search_response.v1");
+    assert_eq!(v["mode"], "lexical");
+    let hit = &v["hits"][0];
+    assert_eq!(hit["schema_version"], "search_hit.v1");
+    assert_eq!(hit["rank"], 1);
+    assert_eq!(hit["score_kind"], "bm25");
+    assert!(hit["score"].as_f64().unwrap() > 0.0);
+    assert_eq!(hit["doc_path"], "notes/guide.md");
+    assert_eq!(hit["heading_path"], serde_json::json!(["Field guide", "Herons"]));
+    let c = &hit["citation"];
+    assert_eq!(c["kind"], "line");
+    assert_eq!(c["section"], "Field guide > Herons");
+    let (start, end) = (c["start"].as_u64().unwrap(), c["end"].as_u64().unwrap());
+    assert_eq!((start, end), (5, 8));
+    let text = file_lines(&env.path("notes/guide.md"), start, end);
+    assert!(text.starts_with("## Herons") && text.contains("grey heron"), "{text}");
+    assert!(hit["snippet"].as_str().unwrap().contains("«heron»"), "{}", hit["snippet"]);
+    assert_eq!(hit["retrieval"]["method"], "lexical");
+    assert_eq!(hit["retrieval"]["lexical_rank"], 1);
+}
+
+#[test]
+fn stemming_matches_other_forms_of_a_word() {
+    let env = Env::new();
+    indexed(&env);
+    let v = env.json(&["search", "hunting"]);
+    let paths: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["citation"]["section"].as_str().unwrap_or("")).collect();
+    assert!(paths.contains(&"Field guide > Herons") && paths.contains(&"Field guide > Owls"), "{paths:?}");
+}
+
+#[test]
+fn operator_soup_searches_as_words_and_never_errors() {
+    let env = Env::new();
+    indexed(&env);
+    let long = "heron ".repeat(2000); // 12 KB
+    let queries = [
+        "\"", "\"unbalanced", "AND", "OR NOT", "NEAR(heron owl, 3)", "col:val", "(parentheses", "heron*", "-heron",
+        "^owl", "a AND (b OR \"c", "*", "::", "heron -- owl", "{col}: x", long.as_str(),
+    ];
+    for q in queries {
+        // `--` so that a query starting with `-` is not read as a flag.
+        let out = env.run(&["--json", "search", "--", q]);
+        let code = out.status.code();
+        // Punctuation-only queries are bad input (exit 1); everything else is a search (exit 0).
+        assert!(code == Some(0) || code == Some(1), "{q:?}: {code:?} {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{q:?}: not JSON"));
+        if code == Some(1) {
+            assert_eq!(v["schema_version"], "error.v1", "{q:?}");
+        }
+    }
+    // Operator words are searched as words.
+    let v = env.json(&["search", "parentheses AND col:val"]);
+    assert_eq!(v["hits"][0]["doc_path"], "notes/ops.txt");
+    let v = env.json(&["search", "-k", "3", "--", "-heron"]);
+    assert_eq!(v["hits"][0]["doc_path"], "notes/guide.md");
+}
+
+#[test]
+fn korean_words_match_inside_longer_words() {
+    let env = Env::new();
+    indexed(&env);
+    // Trigram: the query word is the stem of the indexed `분석기는`.
+    let v = env.json(&["search", "분석기"]);
+    assert_eq!(v["hits"][0]["doc_path"], "notes/ko.md");
+    assert!(v["hits"][0]["snippet"].as_str().unwrap().contains("«분석기"), "{}", v["hits"][0]["snippet"]);
+    // Two characters: prefix match on the word index.
+    let v = env.json(&["search", "소유"]);
+    assert_eq!(v["hits"][0]["citation"]["section"], "형태소 > 소유권");
+    // A particle on the query word is stripped before matching.
+    let v = env.json(&["search", "소유권은"]);
+    assert_eq!(v["hits"][0]["citation"]["section"], "형태소 > 소유권");
+}
+
+#[test]
+fn mixed_script_query_fuses_both_indexes() {
+    let env = Env::new();
+    indexed(&env);
+    let v = env.json(&["search", "--trace", "heron 분석기"]);
+    assert!(v["trace"]["word_match"].as_str().unwrap().contains("heron"));
+    assert!(v["trace"]["trigram_match"].as_str().unwrap().contains("분석기"));
+    let paths: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["doc_path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"notes/guide.md") && paths.contains(&"notes/ko.md"), "{paths:?}");
+}
+
+#[test]
+fn k_limits_the_hits() {
+    let env = Env::new();
+    indexed(&env);
+    assert_eq!(env.json(&["search", "-k", "1", "hunt"])["hits"].as_array().unwrap().len(), 1);
+    let out = env.run(&["search", "-k", "0", "hunt"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn punctuation_only_query_is_bad_input() {
+    let env = Env::new();
+    indexed(&env);
+    let out = env.run(&["--json", "search", "()*"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "bad_input");
+}
+
+#[test]
+fn search_on_an_empty_index_says_how_to_fill_it() {
+    let env = Env::new();
+    let out = env.run(&["search", "anything"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("kebab ingest"), "{}", stderr(&out));
+}
+
+#[test]
+fn notes_with_escape_sequences_never_reach_the_terminal_raw() {
+    let env = Env::new();
+    env.write("notes/evil.md", "# Evil\n\nclear \u{1b}[2J screen and \u{1b}]0;title\u{7} here, plus heron.\n");
+    env.write("notes/we\nird.md", "# Weird\n\nheron in a file with a newline in its name.\n");
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    let out = env.ok(&["search", "heron"]);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("we\\nird.md"), "{out}");
+}
+
+#[test]
+fn human_output_lists_path_lines_and_section() {
+    let env = Env::new();
+    indexed(&env);
+    let out = env.ok(&["search", "owls"]);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with(" 1. notes/guide.md:10-12 · Field guide > Owls"), "{out}");
+}
