@@ -71,7 +71,8 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
             };
             ctx.out.line(format!("{} {:<9} {}", ctx.out.paint(label, style), c.name, one_line(&c.detail)))?;
             if let Some(fix) = &c.fix {
-                ctx.out.line(format!("     {:<9} fix: {fix}", ""))?;
+                let label = if c.status == Status::Ok { "tip" } else { "fix" };
+                ctx.out.line(format!("     {:<9} {label}: {fix}", ""))?;
             }
         }
     }

@@ -112,8 +112,8 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<()> {
         ))?;
     } else {
         ctx.out.line(format!(
-            "{} files: {} added, {} updated, {} unchanged, {} skipped, {} removed; {} chunks written",
-            s.files_seen, s.added, s.updated, s.unchanged, s.skipped, s.removed, s.chunks_written
+            "{} files; documents: {} added, {} updated, {} unchanged, {} removed; {} skipped; {} chunks written",
+            s.files_seen, s.added, s.updated, s.unchanged, s.removed, s.skipped, s.chunks_written
         ))?;
         let rate = s.bytes_read as f64 / secs.max(1e-3);
         ctx.out.line(format!("read {} in {secs:.2} s ({}/s)", human_bytes(s.bytes_read), human_bytes(rate as u64)))?;
