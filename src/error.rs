@@ -19,6 +19,12 @@ impl UserError {
         UserError { code, message: message.into(), hint: None }
     }
 
+    /// `--readonly` refusing a write; `what` names it ("`kebab ingest`").
+    pub fn readonly(what: &str) -> Self {
+        UserError::new("readonly", format!("{what} writes to the database, and --readonly is set"))
+            .with_hint("drop --readonly (or unset KEBAB_READONLY)")
+    }
+
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -202,3 +202,20 @@ fn force_rebuilds_every_document() {
     let s = env.json(&["ingest", "--force", notes.to_str().unwrap()]);
     assert_eq!((s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(3), Some(0)));
 }
+
+#[test]
+fn a_subfolder_of_an_ingested_folder_keeps_its_paths() {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    env.write("notes/sub/c.md", "# Gamma\n\nCopper kettles tarnish green.\n");
+    let s = env.json(&["ingest", env.path("notes/sub").to_str().unwrap()]);
+    assert_eq!((s["updated"].as_u64(), s["added"].as_u64()), (Some(1), Some(0)));
+    let s = env.json(&["ingest", env.path("notes/a.md").to_str().unwrap()]);
+    assert_eq!(s["unchanged"], 1);
+    // Pruning a subfolder looks only inside it.
+    let s = env.json(&["ingest", "--prune", env.path("notes/sub").to_str().unwrap()]);
+    assert_eq!(s["removed"], 0);
+    assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 3);
+}

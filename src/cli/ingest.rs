@@ -8,6 +8,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Ctx;
+use crate::error::UserError;
 use crate::ingest::{self, Event, FormatChoice, IngestOptions, Summary};
 use crate::render::{human_bytes, one_line};
 
@@ -44,7 +45,7 @@ impl Progress {
         if ctx.out.progress_on_terminal() {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {msg}")
+                ProgressStyle::with_template("{bar:20} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             return Progress::Bar { bar, files: 0, started: Instant::now() };
@@ -67,7 +68,7 @@ impl Progress {
                 *files += 1;
                 bar.inc(bytes);
                 let rate = *files as f64 / started.elapsed().as_secs_f64().max(1e-3);
-                bar.set_message(format!("{files} files ({rate:.0} files/s)"));
+                bar.set_message(format!("{files} files {rate:.0}/s"));
             }
             (progress, Event::Skipped(skip)) => {
                 let line = format!("skipped {}: {}", one_line(&skip.path), skip.reason);
@@ -88,6 +89,11 @@ impl Progress {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
+    // Refused up front, even when nothing would change: a read-only run must
+    // never depend on whether the notes happen to be unchanged.
+    if ctx.readonly {
+        return Err(UserError::readonly("`kebab ingest`").into());
+    }
     let cfg = ctx.config()?;
     let mut store = ctx.store()?;
     let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force };

@@ -19,9 +19,7 @@ struct InitReport {
 
 pub fn run(ctx: &Ctx) -> Result<i32> {
     if ctx.readonly {
-        return Err(UserError::new("readonly", "`kebab init` writes files, and --readonly is set")
-            .with_hint("drop --readonly (or unset KEBAB_READONLY)")
-            .into());
+        return Err(UserError::readonly("`kebab init`").into());
     }
     let path = &ctx.paths.config_file;
     let written = if path.exists() {

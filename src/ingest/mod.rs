@@ -87,9 +87,27 @@ struct Candidate {
 }
 
 /// One folder to walk (or one file, with `scope` naming it).
+#[derive(Clone)]
 struct Target {
     root_dir: PathBuf,
+    /// Root-relative path of what to walk; empty for the whole root.
     scope: String,
+}
+
+impl Target {
+    fn start(&self) -> PathBuf {
+        if self.scope.is_empty() { self.root_dir.clone() } else { self.root_dir.join(&self.scope) }
+    }
+}
+
+/// `path` relative to `base`, '/'-separated (paths in the index look the same everywhere).
+fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOptions, on: &mut dyn FnMut(Event)) -> Result<Summary> {
@@ -100,7 +118,20 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
 
     for target in &targets {
-        let (root_id, root_name) = store.ensure_root(&target.root_dir)?;
+        // A folder or file inside an already ingested folder belongs to that
+        // root, so its documents keep their paths instead of being indexed twice.
+        let wanted = target.start();
+        let (root_id, root_name, target) = match store.root_containing(&wanted)? {
+            Some((id, name, dir)) => {
+                let scope = relative(&wanted, &dir);
+                (id, name, Target { root_dir: dir, scope })
+            }
+            None => {
+                let (id, name) = store.ensure_root(&target.root_dir)?;
+                (id, name, target.clone())
+            }
+        };
+        let target = &target;
         let (candidates, walk_errors) = walk(target, &excludes, opts.format);
         for skip in walk_errors {
             on(Event::Skipped(&skip));
@@ -226,15 +257,8 @@ fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
 fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candidate>, Vec<Skipped>) {
     let mut found = Vec::new();
     let mut errors = Vec::new();
-    let start = if target.scope.is_empty() { target.root_dir.clone() } else { target.root_dir.join(&target.scope) };
-    let rel_of = |p: &Path| -> String {
-        p.strip_prefix(&target.root_dir)
-            .unwrap_or(p)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    let start = target.start();
+    let rel_of = |p: &Path| relative(p, &target.root_dir);
     let walker = walkdir::WalkDir::new(&start).follow_links(false).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(|e| {
         let rel = rel_of(e.path());

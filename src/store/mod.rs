@@ -118,9 +118,7 @@ impl Store {
     /// Refuses a write when the store was opened read-only.
     fn ensure_writable(&self) -> Result<()> {
         if self.readonly {
-            return Err(UserError::new("readonly", "this command writes to the database, and --readonly is set")
-                .with_hint("drop --readonly (or unset KEBAB_READONLY)")
-                .into());
+            return Err(UserError::readonly("this command").into());
         }
         Ok(())
     }

@@ -97,6 +97,22 @@ impl Store {
         Ok((self.conn.last_insert_rowid(), name))
     }
 
+    /// The ingested root that is `path` or holds it (the deepest one), with its
+    /// name and folder.
+    pub fn root_containing(&self, path: &Path) -> Result<Option<(i64, String, std::path::PathBuf)>> {
+        let mut stmt = self.conn.prepare("SELECT id, name, abs_path FROM roots")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+        let mut best: Option<(i64, String, std::path::PathBuf)> = None;
+        for row in rows {
+            let (id, name, dir) = row?;
+            let dir = std::path::PathBuf::from(dir);
+            if path.starts_with(&dir) && best.as_ref().is_none_or(|(_, _, b)| dir.as_os_str().len() > b.as_os_str().len()) {
+                best = Some((id, name, dir));
+            }
+        }
+        Ok(best)
+    }
+
     /// The stored content hash of a source file, if it was indexed before.
     pub fn source_hash(&self, root_id: i64, rel_path: &str) -> Result<Option<(String, usize)>> {
         Ok(self
