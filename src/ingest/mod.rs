@@ -141,7 +141,13 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         on(Event::Planned { files: candidates.len(), bytes: candidates.iter().map(|c| c.bytes).sum() });
 
         let mut seen: HashSet<String> = HashSet::new();
+        let mut batch = BatchClock::default();
+        store.begin_batch()?;
         for cand in &candidates {
+            if batch.due(cand.bytes) {
+                store.commit_batch()?;
+                store.begin_batch()?;
+            }
             summary.files_seen += 1;
             // Seen even when skipped below: a file that is unreadable today
             // keeps its old index entries rather than being pruned.
@@ -179,6 +185,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
                 Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {display}"))),
             }
         }
+        store.commit_batch()?;
         if opts.prune {
             summary.removed += store.prune(root_id, &target.scope, &seen)?;
         } else {
@@ -187,6 +194,36 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     }
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(summary)
+}
+
+/// When to commit the open batch of files: often enough that a crash loses
+/// little and another writer (a REPL saving a turn) waits well under its busy
+/// timeout, rarely enough that FTS5 is not merging tiny segments all day.
+struct BatchClock {
+    started: Instant,
+    bytes: u64,
+}
+
+impl Default for BatchClock {
+    fn default() -> Self {
+        BatchClock { started: Instant::now(), bytes: 0 }
+    }
+}
+
+impl BatchClock {
+    const MAX_BYTES: u64 = 8_000_000;
+    const MAX_AGE: std::time::Duration = std::time::Duration::from_millis(1000);
+
+    /// True (and the clock restarts) when the batch should be committed
+    /// before a file of `next_bytes` joins it.
+    fn due(&mut self, next_bytes: u64) -> bool {
+        let due = self.bytes > 0 && (self.bytes + next_bytes > Self::MAX_BYTES || self.started.elapsed() > Self::MAX_AGE);
+        if due {
+            *self = BatchClock::default();
+        }
+        self.bytes += next_bytes;
+        due
+    }
 }
 
 fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Vec<Target>> {

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, now_rfc3339};
 use crate::ingest::chunk::ChunkDraft;
@@ -126,96 +126,41 @@ impl Store {
             .optional()?)
     }
 
-    /// Replaces what the index holds for one source file with `input`, in one
-    /// transaction. Documents whose text did not change keep their rows (and
-    /// chunk ids) unless `force`.
+    /// Replaces what the index holds for one source file with `input`,
+    /// all or nothing: in its own transaction, or as a savepoint inside an
+    /// open batch (`begin_batch`). Documents whose text did not change keep
+    /// their rows (and chunk ids) unless `force`.
     pub fn apply_source(&mut self, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
         self.ensure_writable()?;
-        let now = now_rfc3339();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO sources(root_id, rel_path, format, content_hash, bytes, indexed_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT(root_id, rel_path) DO UPDATE SET
-               format = excluded.format, content_hash = excluded.content_hash,
-               bytes = excluded.bytes, indexed_at = excluded.indexed_at",
-            params![input.root_id, input.rel_path, input.format, input.content_hash, input.bytes as i64, now],
-        )?;
-        let source_id: i64 = tx.query_row(
-            "SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2",
-            params![input.root_id, input.rel_path],
-            |r| r.get(0),
-        )?;
+        if self.conn.is_autocommit() {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let out = apply_source_in(&tx, input, force)?;
+            tx.commit().context("committing the index update")?;
+            Ok(out)
+        } else {
+            // A failed file rolls back to here; the batch goes on without it.
+            let sp = self.conn.savepoint()?;
+            let out = apply_source_in(&sp, input, force)?;
+            sp.commit()?;
+            Ok(out)
+        }
+    }
 
-        let mut existing: HashMap<String, (i64, String)> = HashMap::new();
-        {
-            let mut stmt = tx.prepare_cached("SELECT path, id, content_hash FROM documents WHERE source_id = ?1")?;
-            let rows = stmt.query_map([source_id], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))?;
-            for row in rows {
-                let (path, v) = row?;
-                existing.insert(path, v);
-            }
-        }
+    /// Opens a write transaction that several `apply_source` calls share.
+    /// FTS5 writes a new index segment per commit, so committing every file
+    /// separately costs several times the work of committing a batch of them.
+    pub fn begin_batch(&self) -> Result<()> {
+        self.ensure_writable()?;
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(())
+    }
 
-        let mut out = SourceOutcome::default();
-        let mut seen = HashSet::new();
-        for doc in &input.documents {
-            if !seen.insert(doc.path.as_str()) {
-                continue; // a repeated JSONL _id: the first record wins, as reported by the parser
-            }
-            let hash = blake3::hash(doc.body.as_bytes()).to_hex().to_string();
-            let lang = script::detect_lang(&doc.body);
-            let tags = serde_json::to_string(&doc.tags)?;
-            let doc_id = match existing.get(&doc.path) {
-                Some((_, old_hash)) if *old_hash == hash && !force => {
-                    out.unchanged += 1;
-                    continue;
-                }
-                Some((id, _)) => {
-                    // The path may exist under another source only if it moved
-                    // files; the UNIQUE(path) constraint reports that case.
-                    tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [id])?;
-                    tx.execute(
-                        "UPDATE documents SET external_id = ?2, title = ?3, media = ?4, lang = ?5, tags_json = ?6,
-                           content_hash = ?7, bytes = ?8, updated_at = ?9 WHERE id = ?1",
-                        params![id, doc.external_id, doc.title, doc.media, lang, tags, hash, doc.body.len() as i64, now],
-                    )?;
-                    out.updated += 1;
-                    *id
-                }
-                None => {
-                    // A document of this path from another source (a file that
-                    // moved between roots cannot share a path, but a JSONL _id
-                    // may be re-homed): take it over rather than fail.
-                    let other: Option<i64> = tx
-                        .query_row("SELECT id FROM documents WHERE path = ?1", [&doc.path], |r| r.get(0))
-                        .optional()?;
-                    if let Some(other) = other {
-                        delete_document(&tx, other)?;
-                    }
-                    tx.execute(
-                        "INSERT INTO documents(source_id, path, external_id, title, media, lang, tags_json,
-                           content_hash, bytes, indexed_at, updated_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
-                        params![
-                            source_id, doc.path, doc.external_id, doc.title, doc.media, lang, tags, hash,
-                            doc.body.len() as i64, now
-                        ],
-                    )?;
-                    out.added += 1;
-                    tx.last_insert_rowid()
-                }
-            };
-            out.chunks_written += insert_chunks(&tx, doc_id, doc)?;
+    /// Commits the open batch, if any.
+    pub fn commit_batch(&self) -> Result<()> {
+        if !self.conn.is_autocommit() {
+            self.conn.execute_batch("COMMIT").context("committing the index update")?;
         }
-        for (path, (id, _)) in &existing {
-            if !seen.contains(path.as_str()) {
-                delete_document(&tx, *id)?;
-                out.removed += 1;
-            }
-        }
-        tx.commit().context("committing the index update")?;
-        Ok(out)
+        Ok(())
     }
 
     /// Removes the sources of `root_id` at or below `scope` (a root-relative
@@ -275,13 +220,99 @@ fn in_scope(rel: &str, scope: &str) -> bool {
     scope.is_empty() || rel == scope || rel.strip_prefix(scope).is_some_and(|rest| rest.starts_with('/'))
 }
 
-fn delete_document(tx: &rusqlite::Transaction<'_>, doc_id: i64) -> Result<()> {
+fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
+    let now = now_rfc3339();
+    tx.execute(
+        "INSERT INTO sources(root_id, rel_path, format, content_hash, bytes, indexed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT(root_id, rel_path) DO UPDATE SET
+           format = excluded.format, content_hash = excluded.content_hash,
+           bytes = excluded.bytes, indexed_at = excluded.indexed_at",
+        params![input.root_id, input.rel_path, input.format, input.content_hash, input.bytes as i64, now],
+    )?;
+    let source_id: i64 = tx.query_row(
+        "SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2",
+        params![input.root_id, input.rel_path],
+        |r| r.get(0),
+    )?;
+
+    let mut existing: HashMap<String, (i64, String)> = HashMap::new();
+    {
+        let mut stmt = tx.prepare_cached("SELECT path, id, content_hash FROM documents WHERE source_id = ?1")?;
+        let rows = stmt.query_map([source_id], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))?;
+        for row in rows {
+            let (path, v) = row?;
+            existing.insert(path, v);
+        }
+    }
+
+    let mut out = SourceOutcome::default();
+    let mut seen = HashSet::new();
+    for doc in &input.documents {
+        if !seen.insert(doc.path.as_str()) {
+            continue; // a repeated JSONL _id: the first record wins, as reported by the parser
+        }
+        let hash = blake3::hash(doc.body.as_bytes()).to_hex().to_string();
+        let lang = script::detect_lang(&doc.body);
+        let tags = serde_json::to_string(&doc.tags)?;
+        let doc_id = match existing.get(&doc.path) {
+            Some((_, old_hash)) if *old_hash == hash && !force => {
+                out.unchanged += 1;
+                continue;
+            }
+            Some((id, _)) => {
+                // The path may exist under another source only if it moved
+                // files; the UNIQUE(path) constraint reports that case.
+                tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [id])?;
+                tx.execute(
+                    "UPDATE documents SET external_id = ?2, title = ?3, media = ?4, lang = ?5, tags_json = ?6,
+                       content_hash = ?7, bytes = ?8, updated_at = ?9 WHERE id = ?1",
+                    params![id, doc.external_id, doc.title, doc.media, lang, tags, hash, doc.body.len() as i64, now],
+                )?;
+                out.updated += 1;
+                *id
+            }
+            None => {
+                // A document of this path from another source (a file that
+                // moved between roots cannot share a path, but a JSONL _id
+                // may be re-homed): take it over rather than fail.
+                let other: Option<i64> = tx
+                    .query_row("SELECT id FROM documents WHERE path = ?1", [&doc.path], |r| r.get(0))
+                    .optional()?;
+                if let Some(other) = other {
+                    delete_document(&tx, other)?;
+                }
+                tx.execute(
+                    "INSERT INTO documents(source_id, path, external_id, title, media, lang, tags_json,
+                       content_hash, bytes, indexed_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                    params![
+                        source_id, doc.path, doc.external_id, doc.title, doc.media, lang, tags, hash,
+                        doc.body.len() as i64, now
+                    ],
+                )?;
+                out.added += 1;
+                tx.last_insert_rowid()
+            }
+        };
+        out.chunks_written += insert_chunks(&tx, doc_id, doc)?;
+    }
+    for (path, (id, _)) in &existing {
+        if !seen.contains(path.as_str()) {
+            delete_document(&tx, *id)?;
+            out.removed += 1;
+        }
+    }
+    Ok(out)
+}
+
+fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
     tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [doc_id])?;
     tx.execute("DELETE FROM documents WHERE id = ?1", [doc_id])?;
     Ok(())
 }
 
-fn insert_chunks(tx: &rusqlite::Transaction<'_>, doc_id: i64, doc: &DocumentInput) -> Result<usize> {
+fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput) -> Result<usize> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO chunks(doc_id, ordinal, heading_path_json, context, text, line_start, line_end,
            token_estimate, content_hash, has_cjk)
