@@ -17,6 +17,8 @@ use crate::error::UserError;
 pub struct Config {
     pub workspace: WorkspaceConfig,
     pub search: SearchConfig,
+    pub rag: RagConfig,
+    pub llm: LlmConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -53,6 +55,76 @@ pub struct SearchConfig {
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT }
+    }
+}
+
+/// `[rag]`: how answers are built from evidence.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RagConfig {
+    /// `rag-v1` or `rag-v2`.
+    pub prompt_template_version: String,
+    /// Token budget for the evidence block (not for the completion).
+    pub max_context_tokens: usize,
+    /// Per-mode refusal thresholds; see README "The gate".
+    pub score_gate: ScoreGate,
+}
+
+impl Default for RagConfig {
+    fn default() -> Self {
+        RagConfig { prompt_template_version: "rag-v2".into(), max_context_tokens: 6000, score_gate: ScoreGate::default() }
+    }
+}
+
+/// Minimum evidence strength, per retrieval mode, below which an ask is
+/// refused without calling the model.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScoreGate {
+    /// Lexical: minimum share of the question's content words (IDF-weighted)
+    /// that the best chunk contains, in [0, 1].
+    pub lexical: f64,
+}
+
+impl Default for ScoreGate {
+    fn default() -> Self {
+        ScoreGate { lexical: DEFAULT_LEXICAL_GATE }
+    }
+}
+
+/// Calibrated on the labelled Rust Book set (README "The gate").
+pub const DEFAULT_LEXICAL_GATE: f64 = 0.5;
+
+/// `[llm]`: which model answers.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    /// `auto`, `ollama`, `openai` or `extractive`.
+    pub provider: String,
+    pub model: String,
+    pub base_url: String,
+    /// Name of the environment variable holding the API key; the key itself is never stored.
+    pub api_key_env: String,
+    pub temperature: f32,
+    pub seed: u64,
+    /// The model's context window, in tokens.
+    pub context_tokens: usize,
+    /// Idle timeout: the longest wait for the next piece of a response.
+    pub timeout_secs: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            provider: "auto".into(),
+            model: "qwen2.5:7b-instruct".into(),
+            base_url: "http://127.0.0.1:11434".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            temperature: 0.0,
+            seed: 0,
+            context_tokens: 8192,
+            timeout_secs: 300,
+        }
     }
 }
 
@@ -109,6 +181,30 @@ impl Config {
         for pattern in &self.workspace.exclude {
             globset::Glob::new(pattern)
                 .map_err(|e| bad("workspace.exclude", &format!("has a bad pattern {pattern:?}: {e}")))?;
+        }
+        if !["rag-v1", "rag-v2"].contains(&self.rag.prompt_template_version.as_str()) {
+            return Err(bad("rag.prompt_template_version", "must be \"rag-v1\" or \"rag-v2\""));
+        }
+        if self.rag.max_context_tokens < 100 {
+            return Err(bad("rag.max_context_tokens", "must be at least 100"));
+        }
+        if !(0.0..=1.0).contains(&self.rag.score_gate.lexical) {
+            return Err(bad("rag.score_gate.lexical", "must be between 0 and 1"));
+        }
+        if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
+            return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
+        }
+        if !(self.llm.base_url.starts_with("http://") || self.llm.base_url.starts_with("https://")) {
+            return Err(bad("llm.base_url", "must start with http:// or https://"));
+        }
+        if !(0.0..=2.0).contains(&self.llm.temperature) {
+            return Err(bad("llm.temperature", "must be between 0 and 2"));
+        }
+        if self.llm.context_tokens < 512 {
+            return Err(bad("llm.context_tokens", "must be at least 512"));
+        }
+        if self.llm.timeout_secs == 0 {
+            return Err(bad("llm.timeout_secs", "must be at least 1"));
         }
         Ok(())
     }
@@ -168,11 +264,48 @@ max_file_bytes = {max}
 default_k = {k}
 # BM25 weight of title and heading words relative to body words (tuned on SciFact train).
 heading_weight = {hw:.1}
+
+[rag]
+# rag-v1: answer only from the evidence, cite [#n]. rag-v2 adds: quote the exact
+# evidence words before each citation (kebab checks the quotes).
+prompt_template_version = "{tpl}"
+# Token budget for the evidence given to the model.
+max_context_tokens = {mct}
+# Refuse without calling the model when the best evidence is weaker than this.
+# lexical: share (IDF-weighted) of the question's content words found in the best chunk.
+score_gate = {{ lexical = {gate} }}
+
+[llm]
+# auto: the Ollama server below when it answers and has the model, else the
+# built-in extractive model (no server; quotes the best evidence sentences).
+provider = "{provider}"
+model = "{model}"
+base_url = "{base_url}"
+# For openai-compatible servers: the environment variable holding the API key
+# (the key itself is never written to the config or the database).
+api_key_env = "{key_env}"
+temperature = {temp:.1}
+seed = {seed}
+# The model's context window; the evidence budget shrinks to fit it.
+context_tokens = {ctx}
+# Longest wait for the next piece of a response, in seconds.
+timeout_secs = {timeout}
 "#,
         exclude = toml::Value::Array(d.workspace.exclude.iter().map(|s| toml::Value::String(s.clone())).collect()),
         max = d.workspace.max_file_bytes,
         k = d.search.default_k,
         hw = d.search.heading_weight,
+        tpl = d.rag.prompt_template_version,
+        mct = d.rag.max_context_tokens,
+        gate = d.rag.score_gate.lexical,
+        provider = d.llm.provider,
+        model = d.llm.model,
+        base_url = d.llm.base_url,
+        key_env = d.llm.api_key_env,
+        temp = d.llm.temperature,
+        seed = d.llm.seed,
+        ctx = d.llm.context_tokens,
+        timeout = d.llm.timeout_secs,
     )
 }
 

@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod eval;
 pub mod ingest;
+pub mod llm;
 pub mod render;
 pub mod script;
 pub mod search;

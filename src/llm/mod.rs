@@ -1,0 +1,121 @@
+//! Chat models: one small trait, and the providers behind it (one file each).
+//!
+//! A model streams its answer through a callback that receives each piece of
+//! text as it arrives and may ask to stop (Ctrl-C). Errors are typed so the
+//! ask pipeline can keep the partial text of a stream that broke.
+
+use std::time::Duration;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message { role, content: content.into() }
+    }
+}
+
+/// One chat completion request.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f32,
+    pub seed: Option<u64>,
+    /// Upper bound on completion tokens, if the caller wants one.
+    pub max_tokens: Option<u32>,
+}
+
+/// What the token callback tells the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Token counts as the provider reported them (None when it did not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: Option<u32>,
+    pub completion_tokens: Option<u32>,
+}
+
+/// A finished (or deliberately stopped) completion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Completion {
+    /// The full text received, whether or not the stream ran to its end.
+    pub text: String,
+    pub usage: Usage,
+    /// True when the callback returned `Flow::Stop` before the model finished.
+    pub stopped: bool,
+    /// Time from sending the request to the first piece of text.
+    pub first_token: Option<Duration>,
+}
+
+/// Why a chat call failed. Variants that happen mid-stream carry the text
+/// received so far, which the caller keeps.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("cannot reach the model server at {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("the model server at {url} answered {status}: {message}")]
+    Http { url: String, status: u16, message: String, hint: Option<String> },
+    #[error("the model server at {url} sent nothing for {secs} s")]
+    Timeout { url: String, secs: u64, partial: String },
+    #[error("the stream from {url} broke: {message}")]
+    Stream { url: String, message: String, partial: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+impl LlmError {
+    /// Text that arrived before the failure.
+    pub fn partial(&self) -> &str {
+        match self {
+            LlmError::Timeout { partial, .. } | LlmError::Stream { partial, .. } => partial,
+            _ => "",
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            LlmError::Unreachable { .. } => Some(
+                "start the server (e.g. `ollama serve`), fix llm.base_url, or set llm.provider = \"extractive\"".into(),
+            ),
+            LlmError::Http { hint, .. } => hint.clone(),
+            LlmError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
+            _ => None,
+        }
+    }
+}
+
+/// A chat model. `chat` runs on the calling thread and calls `on_text` with
+/// each piece of the answer as it arrives.
+pub trait ChatModel {
+    /// The model's id as the provider names it (`qwen2.5:7b-instruct`).
+    fn id(&self) -> &str;
+    /// `ollama`, `openai`, `extractive`, `scripted`.
+    fn provider(&self) -> &'static str;
+    fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError>;
+}
