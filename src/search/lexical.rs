@@ -169,7 +169,7 @@ fn snippets_for(store: &Store, table: &str, expr: &str, ids: &[i64]) -> Result<H
         "SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table}
          WHERE {table} MATCH ? AND rowid IN ({marks})"
     );
-    let mut stmt = store.conn().prepare(&sql)?;
+    let mut stmt = store.conn().prepare_cached(&sql)?;
     let params = std::iter::once(rusqlite::types::Value::from(expr.to_string()))
         .chain(ids.iter().map(|&id| rusqlite::types::Value::from(id)));
     let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get(0)?, r.get(1)?)))?;
