@@ -8,6 +8,7 @@ pub mod error;
 pub mod eval;
 pub mod ingest;
 pub mod llm;
+pub mod rag;
 pub mod render;
 pub mod script;
 pub mod search;

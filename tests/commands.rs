@@ -49,7 +49,7 @@ fn stats_and_docs_report_what_was_indexed() {
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
     let s = env.json(&["stats"]);
     assert_eq!((s["documents"].as_i64(), s["sources"].as_i64()), (Some(2), Some(2)));
-    assert_eq!(s["schema_level"], 1);
+    assert_eq!(s["schema_level"], kebab::store::SCHEMA_LEVEL);
     assert!(s["database_bytes"].as_u64().unwrap() > 0);
     let d = env.json(&["docs", "--path-glob", "**/a.md"]);
     let docs = d["documents"].as_array().unwrap();

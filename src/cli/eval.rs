@@ -26,10 +26,43 @@ pub enum Command {
         #[arg(short, value_name = "N", default_value_t = 100)]
         k: usize,
     },
+    /// Ask a labelled set (answerable / off_topic / near_miss) and report
+    /// correct-source, false-refusal and false-answer rates
+    Gate {
+        /// JSONL: {"id","question","kind","sources":[file names]} per line
+        #[arg(long, value_name = "FILE")]
+        set: PathBuf,
+    },
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
+        Command::Gate { set } => {
+            let cfg = ctx.config()?;
+            let store = ctx.store()?;
+            let selected = crate::llm::auto::select(&cfg.llm);
+            if let Some(note) = &selected.note {
+                ctx.out.notice(note);
+            }
+            let r = crate::eval::labelled::run(&store, &cfg, selected.model.as_ref(), &set, ctx.out.json)?;
+            if ctx.out.json {
+                ctx.out.json(&r)?;
+            } else {
+                ctx.out.line(format!(
+                    "{}  gate {:.2}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
+                    r.model,
+                    r.score_gate,
+                    r.answerable,
+                    r.answered_with_correct_source * 100.0,
+                    r.answerable_not_refused * 100.0,
+                    r.unanswerable,
+                    r.unanswerable_refused * 100.0,
+                    r.off_topic_refused * 100.0,
+                    r.near_miss_refused * 100.0
+                ))?;
+            }
+            Ok(0)
+        }
         Command::Retrieval { queries, qrels, mode, k } => {
             if k == 0 {
                 return Err(UserError::new("bad_input", "-k must be at least 1").into());

@@ -1,6 +1,7 @@
 //! The command line: flags shared by every command, the subcommands (one file
 //! each), and turning an outcome into an exit code. `main.rs` calls `main`.
 
+mod ask;
 mod config_cmd;
 mod docs;
 mod doctor;
@@ -53,6 +54,8 @@ enum Command {
     Ingest(ingest::Args),
     /// Search the indexed notes
     Search(search::Args),
+    /// Ask a question answered only from the notes, with checked citations
+    Ask(ask::Args),
     /// List indexed documents
     Docs(docs::Args),
     /// Counts, sizes and index versions
@@ -134,6 +137,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Init => init::run(&ctx),
         Command::Ingest(args) => ingest::run(&ctx, args),
         Command::Search(args) => search::run(&ctx, args),
+        Command::Ask(args) => ask::run(&ctx, args),
         Command::Docs(args) => docs::run(&ctx, args),
         Command::Stats => stats::run(&ctx),
         Command::Doctor => doctor::run(&ctx),

@@ -2,5 +2,6 @@
 //! files, `metrics` scores rankings, `retrieval` runs the queries.
 
 pub mod beir;
+pub mod labelled;
 pub mod metrics;
 pub mod retrieval;

@@ -6,6 +6,13 @@
 
 use std::time::Duration;
 
+pub mod auto;
+pub mod extractive;
+pub mod http;
+pub mod ollama;
+pub mod openai;
+pub mod scripted;
+
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -44,6 +51,20 @@ pub struct ChatRequest {
     pub seed: Option<u64>,
     /// Upper bound on completion tokens, if the caller wants one.
     pub max_tokens: Option<u32>,
+    /// The question and numbered evidence behind the prompt, for models that
+    /// work on them directly (the built-in extractive model); `None` outside
+    /// the ask pipeline. Server models read the rendered messages instead.
+    pub grounding: Option<Grounding>,
+}
+
+/// The structured side of a grounded prompt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grounding {
+    pub question: String,
+    /// `(n, text)`: evidence entry `[#n]` and its chunk text.
+    pub evidence: Vec<(usize, String)>,
+    /// Answer in Korean wording (the question is in Korean).
+    pub korean: bool,
 }
 
 /// What the token callback tells the model.

@@ -34,6 +34,19 @@ const STOP_WORDS: &[&str] = &[
     "will", "with",
 ];
 
+/// Question words that carry no topic: left out when judging how much of a
+/// question some text covers (the ask gate, the extractive model).
+const QUESTION_WORDS: &[&str] = &[
+    "what", "how", "why", "which", "who", "whom", "whose", "when", "where", "do", "does", "did", "can", "could",
+    "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
+    "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
+    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
+];
+
+pub fn is_question_word(word: &str) -> bool {
+    QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&strip_particle(word))
+}
+
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
 const PARTICLES: &[&str] = &[
@@ -66,36 +79,54 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
-pub fn build(text: &str) -> LexicalQuery {
+/// One searchable term of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// The word as typed (lowercased).
+    pub word: String,
+    /// Its expression on the word index: `"borrow"`, or `"소유권"*` for Hangul/CJK.
+    pub word_expr: String,
+    pub cjk: bool,
+}
+
+/// The distinct content terms of `text`: English stop words dropped unless
+/// nothing else is left, capped at `MAX_TERMS`.
+pub fn terms(text: &str) -> Vec<Term> {
     let all = words(text);
-    let (cjk, latin): (Vec<&String>, Vec<&String>) = all.iter().partition(|w| w.chars().any(is_cjk));
+    let has_content = all.iter().any(|w| w.chars().any(is_cjk) || !STOP_WORDS.contains(&w.as_str()));
+    let mut out: Vec<Term> = Vec::new();
+    for w in all {
+        let cjk = w.chars().any(is_cjk);
+        if !cjk && has_content && STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        let word_expr = if cjk { format!("\"{}\"*", strip_particle(&w)) } else { format!("\"{w}\"") };
+        if out.len() < MAX_TERMS && !out.iter().any(|t| t.word_expr == word_expr) {
+            out.push(Term { word: w, word_expr, cjk });
+        }
+    }
+    out
+}
 
-    let content: Vec<&String> = latin.iter().copied().filter(|w| !STOP_WORDS.contains(&w.as_str())).collect();
-    let latin = if content.is_empty() && cjk.is_empty() { latin } else { content };
-
-    let mut word_terms: Vec<String> = Vec::new();
+pub fn build(text: &str) -> LexicalQuery {
+    let terms = terms(text);
     let mut tri_terms: Vec<String> = Vec::new();
-    let push = |list: &mut Vec<String>, term: String| {
-        if !list.contains(&term) && list.len() < MAX_TERMS {
-            list.push(term);
-        }
-    };
-    for w in latin {
-        push(&mut word_terms, format!("\"{w}\""));
-    }
-    for w in cjk {
-        push(&mut word_terms, format!("\"{}\"*", strip_particle(w)));
-        let chars: Vec<char> = w.chars().collect();
+    for t in terms.iter().filter(|t| t.cjk) {
+        let chars: Vec<char> = t.word.chars().collect();
         for tri in chars.windows(3) {
-            push(&mut tri_terms, format!("\"{}\"", tri.iter().collect::<String>()));
+            let expr = format!("\"{}\"", tri.iter().collect::<String>());
+            if !tri_terms.contains(&expr) && tri_terms.len() < MAX_TERMS {
+                tri_terms.push(expr);
+            }
         }
     }
+    let words: Vec<String> = terms.into_iter().map(|t| t.word_expr).collect();
     let join = |v: Vec<String>| if v.is_empty() { None } else { Some(v.join(" OR ")) };
-    LexicalQuery { words: join(word_terms), trigram: join(tri_terms) }
+    LexicalQuery { words: join(words), trigram: join(tri_terms) }
 }
 
 /// The word without a trailing particle, keeping at least one character.
-fn strip_particle(word: &str) -> &str {
+pub fn strip_particle(word: &str) -> &str {
     for p in PARTICLES {
         if let Some(stem) = word.strip_suffix(p) {
             if !stem.is_empty() {

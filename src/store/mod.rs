@@ -20,7 +20,10 @@ pub use read::{ChunkRow, DocRow, Stats};
 pub use write::{DocumentInput, SourceInput, SourceOutcome};
 
 /// Numbered migrations; the position in this list + 1 is the schema level.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("migrations/0001_init.sql")),
+    ("0002_answers", include_str!("migrations/0002_answers.sql")),
+];
 
 /// The schema level this build writes.
 pub const SCHEMA_LEVEL: i64 = MIGRATIONS.len() as i64;
@@ -68,6 +71,10 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    pub fn is_readonly(&self) -> bool {
+        self.readonly
     }
 
     pub fn conn(&self) -> &Connection {

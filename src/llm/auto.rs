@@ -1,0 +1,45 @@
+//! Choosing the model that answers: the configured provider, or for `auto`
+//! the Ollama server when it answers a short probe and has the model, else the
+//! built-in extractive model. The caller shows the note, if any, once.
+
+use std::time::Duration;
+
+use super::extractive::Extractive;
+use super::ollama::{self, Ollama};
+use super::openai::OpenAi;
+use super::ChatModel;
+use crate::config::LlmConfig;
+
+/// How long `auto` waits for the Ollama server before answering without it.
+const PROBE_TIMEOUT: Duration = Duration::from_millis(400);
+
+pub struct Selected {
+    pub model: Box<dyn ChatModel>,
+    /// Why `auto` fell back, for a one-line notice.
+    pub note: Option<String>,
+}
+
+pub fn select(cfg: &LlmConfig) -> Selected {
+    match cfg.provider.as_str() {
+        "ollama" => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
+        "openai" => Selected { model: Box::new(OpenAi::from_config(cfg)), note: None },
+        "extractive" => Selected { model: Box::new(Extractive), note: None },
+        _ => match ollama::probe(&cfg.base_url, &cfg.model, PROBE_TIMEOUT) {
+            Ok(true) => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
+            Ok(false) => Selected {
+                model: Box::new(Extractive),
+                note: Some(format!(
+                    "the Ollama server at {} has no model {:?} (`ollama pull {}`); answering with the built-in extractive model",
+                    cfg.base_url, cfg.model, cfg.model
+                )),
+            },
+            Err(_) => Selected {
+                model: Box::new(Extractive),
+                note: Some(format!(
+                    "no model server at {}; answering with the built-in extractive model",
+                    cfg.base_url
+                )),
+            },
+        },
+    }
+}

@@ -1,0 +1,401 @@
+//! HTTP plumbing shared by the chat providers that talk to a server: one
+//! ureq agent per call with the right timeouts, mapping of transport failures
+//! and error statuses to `LlmError`, a bounded line reader for streamed
+//! bodies, and the bookkeeping of a streamed answer.
+//!
+//! Timeouts: connecting is bounded by a short budget; after that, every single
+//! socket read is bounded by the idle timeout (ureq's `timeout_per_read`,
+//! which restarts for each read). No total budget is set, so a long answer
+//! that keeps streaming is never cut, while a server that goes quiet for the
+//! idle timeout — before the headers or mid-body — is.
+
+use std::io::{self, BufRead, BufReader, Read};
+use std::time::{Duration, Instant};
+
+use ureq::http::Response;
+use ureq::{Agent, Body};
+
+use super::{Completion, Flow, LlmError, Usage};
+
+/// Budget for resolving the host and opening the connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Longest line a streamed body may contain; anything longer is a broken stream.
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+/// How much of an error body is read to find the server's message.
+const MAX_ERROR_BODY: u64 = 64 * 1024;
+/// How much of the server's message is kept in an error.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// An agent for one call. Error statuses come back as responses (not errors)
+/// so the caller can read the server's message from the body.
+pub fn agent(url: &str, connect: Duration, idle: Duration) -> Agent {
+    // A zero per-read timeout would fail every read at once.
+    let idle = idle.max(Duration::from_millis(100));
+    let builder = Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_resolve(Some(connect))
+        .timeout_connect(Some(connect))
+        .timeout_per_read(Some(idle))
+        .timeout_per_write(Some(idle))
+        // The agent lives for one call: pooling would only keep sockets open.
+        .max_idle_connections(0);
+    // A proxy from the environment must not capture a model server on this machine.
+    let builder = if is_loopback(url) { builder.proxy(None) } else { builder };
+    builder.build().new_agent()
+}
+
+/// POSTs a JSON body. Any status comes back as a response; only transport
+/// failures are errors.
+pub fn post_json(
+    url: &str,
+    idle: Duration,
+    headers: &[(&str, String)],
+    body: &serde_json::Value,
+) -> Result<Response<Body>, LlmError> {
+    let mut req = agent(url, CONNECT_TIMEOUT, idle).post(url).content_type("application/json");
+    for (name, value) in headers {
+        req = req.header(*name, value.as_str());
+    }
+    req.send(body.to_string()).map_err(|e| send_error(url, idle, e))
+}
+
+/// GETs `url` with one short budget for connecting and for each read.
+pub fn get(url: &str, timeout: Duration) -> Result<Response<Body>, LlmError> {
+    agent(url, timeout, timeout).get(url).call().map_err(|e| send_error(url, timeout, e))
+}
+
+/// Maps a failure before any response arrived.
+pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> LlmError {
+    let unreachable = |message: String| LlmError::Unreachable { url: url.to_string(), message };
+    match err {
+        ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => {
+            unreachable(format!("no connection within {} s", secs(CONNECT_TIMEOUT)))
+        }
+        ureq::Error::Timeout(_) => LlmError::Timeout { url: url.to_string(), secs: secs(idle), partial: String::new() },
+        ureq::Error::Io(e) if dropped(&e) => stream_error(url, format!("the server closed the connection ({e})"), ""),
+        ureq::Error::Protocol(e) => stream_error(url, format!("not a valid HTTP response ({e})"), ""),
+        ureq::Error::BadUri(e) => LlmError::Other(format!("bad model server URL {url}: {e}")),
+        ureq::Error::HostNotFound => unreachable("host not found".into()),
+        other => unreachable(other.to_string()),
+    }
+}
+
+/// Maps a failure while reading a streamed body; `partial` is the text so far.
+pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> LlmError {
+    match err {
+        LineError::TooLong => stream_error(url, format!("a line longer than {MAX_LINE_BYTES} bytes"), partial),
+        LineError::Io(e) => match ureq::Error::from(e) {
+            ureq::Error::Timeout(_) => {
+                LlmError::Timeout { url: url.to_string(), secs: secs(idle), partial: partial.to_string() }
+            }
+            ureq::Error::Io(e) if dropped(&e) => {
+                stream_error(url, format!("the server closed the connection mid-answer ({e})"), partial)
+            }
+            other => stream_error(url, other.to_string(), partial),
+        },
+    }
+}
+
+pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> LlmError {
+    LlmError::Stream { url: url.to_string(), message: message.into(), partial: partial.to_string() }
+}
+
+/// Turns a non-success response into `LlmError::Http` carrying the server's
+/// own message. `secret` (an API key) is cut out of anything the server echoed.
+pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> LlmError {
+    let status = resp.status().as_u16();
+    let body = read_body(resp, MAX_ERROR_BODY).unwrap_or_default();
+    let mut message = server_message(&body);
+    if message.is_empty() {
+        message = resp_reason(status).to_string();
+    }
+    LlmError::Http { url: url.to_string(), status, message: redact(&message, secret), hint: None }
+}
+
+/// Reads up to `limit` bytes of a body as text. Used for error bodies and
+/// small JSON answers; a failure mid-read keeps what arrived.
+pub fn read_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> {
+    let mut bytes = Vec::new();
+    let result = resp.into_body().into_reader().take(limit).read_to_end(&mut bytes);
+    match result {
+        Ok(_) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(_) if !bytes.is_empty() => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The message inside an error body: `{"error": "..."}`,
+/// `{"error": {"message": "..."}}`, `{"message": "..."}`, `{"detail": "..."}`,
+/// or the text itself (tags stripped if it is HTML); whitespace collapsed and
+/// cut to a readable length.
+pub fn server_message(body: &str) -> String {
+    let text = match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(json) => json_message(&json).unwrap_or_else(|| body.to_string()),
+        Err(_) if body.trim_start().starts_with('<') => strip_tags(body),
+        Err(_) => body.to_string(),
+    };
+    truncate(&text.split_whitespace().collect::<Vec<_>>().join(" "), MAX_MESSAGE_CHARS)
+}
+
+/// The error message in a JSON object, if it has one.
+pub fn json_message(json: &serde_json::Value) -> Option<String> {
+    let error = json.get("error");
+    let found = error
+        .and_then(|e| e.as_str())
+        .or_else(|| error.and_then(|e| e.get("message")).and_then(|m| m.as_str()))
+        .or_else(|| json.get("message").and_then(|m| m.as_str()))
+        .or_else(|| json.get("detail").and_then(|m| m.as_str()));
+    match found {
+        Some(text) => Some(text.to_string()),
+        // An `error` that is neither a string nor has a message: show it as is.
+        None => error.filter(|e| !e.is_null()).map(|e| e.to_string()),
+    }
+}
+
+/// Replaces every occurrence of `secret` in `text`.
+pub fn redact(text: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) if !s.is_empty() => text.replace(s, "[redacted]"),
+        _ => text.to_string(),
+    }
+}
+
+/// The response's content type, lower-cased, without parameters.
+pub fn content_type(resp: &Response<Body>) -> String {
+    let raw = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+    raw.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// The error for a success status whose body is a web page, not a model stream
+/// (a proxy's login page, a web UI on the configured port).
+pub fn html_error(url: &str, resp: Response<Body>) -> LlmError {
+    let page = server_message(&read_body(resp, MAX_ERROR_BODY).unwrap_or_default());
+    stream_error(url, format!("the server sent a web page, not a model stream — is llm.base_url right? ({page})"), "")
+}
+
+/// The start of what the server sent, quoted, for an error message.
+pub fn excerpt(text: &str) -> String {
+    let mut cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    format!("{cut:?}")
+}
+
+/// The temperature as JSON should carry it: `0.2`, not `0.20000000298023224`.
+pub fn temperature(t: f32) -> f64 {
+    (f64::from(t) * 1000.0).round() / 1000.0
+}
+
+/// Whole seconds for messages, rounded up so a sub-second timeout is not "0 s".
+pub fn secs(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+/// Reads a body line by line, never holding more than `max` bytes of one line.
+pub struct Lines<R> {
+    inner: BufReader<R>,
+    max: usize,
+}
+
+#[derive(Debug)]
+pub enum LineError {
+    Io(io::Error),
+    TooLong,
+}
+
+impl<R: Read> Lines<R> {
+    pub fn new(reader: R, max: usize) -> Lines<R> {
+        Lines { inner: BufReader::with_capacity(16 * 1024, reader), max }
+    }
+
+    /// The next line without its `\n` / `\r\n`; `None` at the end of the body.
+    /// Bytes that are not UTF-8 are replaced, so a bad byte shows up as a
+    /// malformed line rather than a read error.
+    pub fn next_line(&mut self) -> Result<Option<String>, LineError> {
+        let mut line = Vec::new();
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(LineError::Io(e)),
+            };
+            if available.is_empty() {
+                if line.is_empty() {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (take, ends_line) = match available.iter().position(|&b| b == b'\n') {
+                Some(pos) => (pos, true),
+                None => (available.len(), false),
+            };
+            if line.len() + take > self.max {
+                return Err(LineError::TooLong);
+            }
+            line.extend_from_slice(&available[..take]);
+            self.inner.consume(if ends_line { take + 1 } else { take });
+            if ends_line {
+                break;
+            }
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Ok(Some(match String::from_utf8(line) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }))
+    }
+}
+
+/// The answer being streamed: collects the text, times the first piece and
+/// passes each piece to the caller's callback.
+pub struct Answer<'a> {
+    started: Instant,
+    pub text: String,
+    first_token: Option<Duration>,
+    on_text: &'a mut dyn FnMut(&str) -> Flow,
+}
+
+impl<'a> Answer<'a> {
+    pub fn new(started: Instant, on_text: &'a mut dyn FnMut(&str) -> Flow) -> Answer<'a> {
+        Answer { started, text: String::new(), first_token: None, on_text }
+    }
+
+    /// Adds a piece; empty pieces are not passed on.
+    pub fn push(&mut self, piece: &str) -> Flow {
+        if piece.is_empty() {
+            return Flow::Continue;
+        }
+        if self.first_token.is_none() {
+            self.first_token = Some(self.started.elapsed());
+        }
+        self.text.push_str(piece);
+        (self.on_text)(piece)
+    }
+
+    pub fn finish(self, usage: Usage, stopped: bool) -> Completion {
+        Completion { text: self.text, usage, stopped, first_token: self.first_token }
+    }
+}
+
+/// Errors that mean the peer hung up, as opposed to never being there.
+fn dropped(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::BrokenPipe
+    )
+}
+
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len().min(4096));
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+fn resp_reason(status: u16) -> &'static str {
+    match status {
+        400 => "bad request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not found",
+        429 => "too many requests",
+        500 => "internal server error",
+        502 => "bad gateway",
+        503 => "service unavailable",
+        _ => "no message",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Result<String, String>> {
+        let mut reader = Lines::new(input, max);
+        let mut out = Vec::new();
+        loop {
+            match reader.next_line() {
+                Ok(Some(line)) => out.push(Ok(line)),
+                Ok(None) => return out,
+                Err(e) => {
+                    out.push(Err(format!("{e:?}")));
+                    return out;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_split_on_lf_and_crlf_and_keep_a_last_line_without_newline() {
+        let got = lines(b"a\r\n\nb\nc", 100);
+        assert_eq!(got, vec![Ok("a".into()), Ok("".into()), Ok("b".into()), Ok("c".into())]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_an_error_not_a_huge_buffer() {
+        let long = vec![b'x'; 5000];
+        let got = lines(&long, 1000);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].as_ref().is_err_and(|e| e.contains("TooLong")));
+    }
+
+    #[test]
+    fn server_message_reads_the_common_error_shapes() {
+        assert_eq!(server_message(r#"{"error":"model \"x\" not found"}"#), "model \"x\" not found");
+        assert_eq!(server_message(r#"{"error":{"message":"bad key","type":"auth"}}"#), "bad key");
+        assert_eq!(server_message(r#"{"object":"error","message":"too long"}"#), "too long");
+        assert_eq!(server_message("  upstream\n down  "), "upstream down");
+        assert_eq!(server_message("<html><h1>502 Bad Gateway</h1></html>"), "502 Bad Gateway");
+        let long = "é".repeat(1000);
+        assert_eq!(server_message(&long).chars().count(), MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn loopback_hosts_are_recognised() {
+        assert!(is_loopback("http://127.0.0.1:11434"));
+        assert!(is_loopback("http://localhost/v1"));
+        assert!(is_loopback("http://[::1]:8080/v1"));
+        assert!(!is_loopback("https://api.example.com/v1"));
+    }
+
+    #[test]
+    fn redact_removes_the_secret_everywhere() {
+        assert_eq!(redact("key sk-1 and sk-1", Some("sk-1")), "key [redacted] and [redacted]");
+        assert_eq!(redact("nothing", None), "nothing");
+    }
+}

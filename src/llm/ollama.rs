@@ -1,0 +1,197 @@
+//! The Ollama provider: native `POST /api/chat` with an NDJSON stream, one
+//! JSON object per line, the last one (`"done": true`) carrying the token
+//! counts. Also `probe`, which the `auto` selector uses to ask whether a
+//! server is up and has the model.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::http::{self, Answer, Lines, MAX_LINE_BYTES};
+use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
+use crate::config::LlmConfig;
+
+/// The largest `/api/tags` answer `probe` reads (a few thousand models).
+const MAX_TAGS_BODY: u64 = 4 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Ollama {
+    /// `http://127.0.0.1:11434`, without `/api`.
+    pub base_url: String,
+    pub model: String,
+    /// Idle timeout: the longest wait for the next piece of the answer.
+    pub timeout: Duration,
+}
+
+impl Ollama {
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>, timeout: Duration) -> Ollama {
+        Ollama { base_url: base_url.into(), model: model.into(), timeout }
+    }
+
+    pub fn from_config(cfg: &LlmConfig) -> Ollama {
+        Ollama::new(cfg.base_url.clone(), cfg.model.clone(), Duration::from_secs(cfg.timeout_secs))
+    }
+
+    fn url(&self) -> String {
+        format!("{}/api/chat", self.base_url.trim_end_matches('/'))
+    }
+
+    fn body(&self, req: &ChatRequest) -> Value {
+        let messages: Vec<Value> =
+            req.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
+        let mut options = json!({"temperature": http::temperature(req.temperature)});
+        if let Some(seed) = req.seed {
+            options["seed"] = json!(seed);
+        }
+        if let Some(max) = req.max_tokens {
+            options["num_predict"] = json!(max);
+        }
+        json!({"model": self.model, "messages": messages, "stream": true, "options": options})
+    }
+
+    /// A 404 from Ollama usually means the model is not pulled; say how to get it.
+    fn with_hint(&self, err: LlmError) -> LlmError {
+        match err {
+            LlmError::Http { url, status, message, hint: None } => {
+                let hint = if is_missing_model(&message) || status == 404 && message == "not found" {
+                    Some(format!("run `ollama pull {}`", self.model))
+                } else if status == 404 {
+                    Some("is llm.base_url an Ollama server? (for an OpenAI-style server set llm.provider = \"openai\")".into())
+                } else {
+                    None
+                };
+                LlmError::Http { url, status, message, hint }
+            }
+            other => other,
+        }
+    }
+}
+
+impl ChatModel for Ollama {
+    fn id(&self) -> &str {
+        &self.model
+    }
+
+    fn provider(&self) -> &'static str {
+        "ollama"
+    }
+
+    fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {
+        let url = self.url();
+        let started = Instant::now();
+        let resp = http::post_json(&url, self.timeout, &[], &self.body(req))?;
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(self.with_hint(http::status_error(&url, resp, None)));
+        }
+        if http::content_type(&resp) == "text/html" {
+            return Err(http::html_error(&url, resp));
+        }
+
+        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES);
+        let mut answer = Answer::new(started, on_text);
+        loop {
+            let line = match lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    return Err(http::stream_error(&url, "the stream ended before the model finished", &answer.text));
+                }
+                Err(e) => return Err(http::read_error(&url, self.timeout, e, &answer.text)),
+            };
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let Ok(event) = serde_json::from_str::<Value>(line) else {
+                let msg = format!("malformed line from the server: {}", http::excerpt(line));
+                return Err(http::stream_error(&url, msg, &answer.text));
+            };
+            if let Some(message) = event.get("error").and_then(|_| http::json_message(&event)) {
+                return Err(if answer.text.is_empty() {
+                    self.with_hint(LlmError::Http { url, status, message: http::server_message(&message), hint: None })
+                } else {
+                    http::stream_error(&url, http::server_message(&message), &answer.text)
+                });
+            }
+            if let Some(piece) = event.pointer("/message/content").and_then(Value::as_str)
+                && answer.push(piece) == Flow::Stop
+            {
+                // Dropping the response closes the connection, which makes Ollama stop generating.
+                return Ok(answer.finish(Usage::default(), true));
+            }
+            if event.get("done").and_then(Value::as_bool) == Some(true) {
+                let usage = Usage {
+                    prompt_tokens: count(&event, "prompt_eval_count"),
+                    completion_tokens: count(&event, "eval_count"),
+                };
+                return Ok(answer.finish(usage, false));
+            }
+        }
+    }
+}
+
+/// Whether an Ollama server at `base_url` answers within `connect_timeout`
+/// and has `model` (`qwen2.5:7b` matches `qwen2.5:7b`; `llama3` matches
+/// `llama3:latest`). A server that answers but lacks the model is `Ok(false)`;
+/// a server that is down or answers nonsense is an error.
+pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<bool, LlmError> {
+    let url = format!("{}/api/tags", base_url.trim_end_matches('/'));
+    let resp = http::get(&url, connect_timeout)?;
+    if !resp.status().is_success() {
+        return Err(http::status_error(&url, resp, None));
+    }
+    let body = http::read_body(resp, MAX_TAGS_BODY).map_err(|e| http::stream_error(&url, e.to_string(), ""))?;
+    let tags: Value = serde_json::from_str(&body)
+        .map_err(|_| http::stream_error(&url, format!("not an Ollama model list: {}", http::excerpt(&body)), ""))?;
+    let Some(models) = tags.get("models").and_then(Value::as_array) else {
+        return Err(http::stream_error(&url, "not an Ollama model list (no `models`)", ""));
+    };
+    let wanted = without_latest(model);
+    Ok(models.iter().any(|m| {
+        ["name", "model"].iter().any(|key| m.get(*key).and_then(Value::as_str).is_some_and(|n| without_latest(n) == wanted))
+    }))
+}
+
+fn without_latest(name: &str) -> &str {
+    name.strip_suffix(":latest").unwrap_or(name)
+}
+
+fn is_missing_model(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    lower.contains("model") && lower.contains("not found")
+}
+
+fn count(event: &Value, key: &str) -> Option<u32> {
+    event.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Message, Role};
+
+    #[test]
+    fn request_body_carries_options_and_num_predict_only_when_asked() {
+        let model = Ollama::new("http://h:1/", "m", Duration::from_secs(1));
+        let mut req = ChatRequest {
+            messages: vec![Message::new(Role::User, "hi")],
+            temperature: 0.0,
+            seed: Some(7),
+            max_tokens: None,
+        };
+        let body = model.body(&req);
+        assert_eq!(body["stream"], json!(true));
+        assert_eq!(body["options"]["seed"], json!(7));
+        assert!(body["options"].get("num_predict").is_none());
+        assert_eq!(body["messages"][0], json!({"role": "user", "content": "hi"}));
+        req.max_tokens = Some(64);
+        assert_eq!(model.body(&req)["options"]["num_predict"], json!(64));
+        assert_eq!(model.url(), "http://h:1/api/chat");
+    }
+
+    #[test]
+    fn model_names_match_with_or_without_latest() {
+        assert_eq!(without_latest("llama3:latest"), without_latest("llama3"));
+        assert_ne!(without_latest("llama3:8b"), without_latest("llama3"));
+    }
+}

@@ -1,0 +1,260 @@
+//! The OpenAI-compatible provider: `POST /v1/chat/completions` with
+//! `stream: true`, read as server-sent events (`data: {json}` lines ending
+//! with `data: [DONE]`). Written to the common subset that OpenAI, the
+//! llama.cpp server, vLLM and LM Studio all speak.
+//!
+//! The API key comes from the environment, goes only into the
+//! `Authorization` header, and is cut out of anything shown: `Debug` redacts
+//! it and a server that echoes it back has it replaced in the error.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::http::{self, Answer, Lines, MAX_LINE_BYTES};
+use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
+use crate::config::LlmConfig;
+
+/// The largest non-streamed answer read, for servers that ignore `stream`.
+const MAX_JSON_BODY: u64 = 16 * 1024 * 1024;
+
+#[derive(Clone)]
+pub struct OpenAi {
+    /// `https://api.openai.com` or `http://127.0.0.1:8080/v1`; `/v1` is added when missing.
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    /// Idle timeout: the longest wait for the next piece of the answer.
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for OpenAi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAi")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl OpenAi {
+    pub fn new(
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+        api_key: Option<String>,
+        timeout: Duration,
+    ) -> OpenAi {
+        OpenAi { base_url: base_url.into(), model: model.into(), api_key, timeout }
+    }
+
+    /// Reads the key from the environment variable named by `llm.api_key_env`;
+    /// an unset or empty variable means no key (local servers need none).
+    pub fn from_config(cfg: &LlmConfig) -> OpenAi {
+        let api_key = if cfg.api_key_env.is_empty() {
+            None
+        } else {
+            std::env::var(&cfg.api_key_env).ok().filter(|k| !k.trim().is_empty())
+        };
+        OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs))
+    }
+
+    fn url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        if base.ends_with("/v1") { format!("{base}/chat/completions") } else { format!("{base}/v1/chat/completions") }
+    }
+
+    fn body(&self, req: &ChatRequest) -> Value {
+        let messages: Vec<Value> =
+            req.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "temperature": http::temperature(req.temperature),
+        });
+        if let Some(seed) = req.seed {
+            body["seed"] = json!(seed);
+        }
+        if let Some(max) = req.max_tokens {
+            body["max_tokens"] = json!(max);
+        }
+        body
+    }
+
+    fn secret(&self) -> Option<&str> {
+        self.api_key.as_deref()
+    }
+
+    fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
+        match http::status_error(url, resp, self.secret()) {
+            LlmError::Http { url, status, message, hint: None } => {
+                let hint = match status {
+                    401 | 403 => Some(match self.api_key {
+                        Some(_) => "check the API key in the environment variable named by llm.api_key_env".into(),
+                        None => "set the API key in the environment variable named by llm.api_key_env".into(),
+                    }),
+                    404 => Some(format!("check llm.model ({}) and llm.base_url", self.model)),
+                    _ => None,
+                };
+                LlmError::Http { url, status, message, hint }
+            }
+            other => other,
+        }
+    }
+
+    /// A server that ignored `stream: true` sent one JSON completion.
+    fn whole_answer(&self, url: &str, resp: ureq::http::Response<ureq::Body>, mut answer: Answer) -> Result<Completion, LlmError> {
+        let body = http::read_body(resp, MAX_JSON_BODY).map_err(|e| http::stream_error(url, e.to_string(), ""))?;
+        let json: Value = serde_json::from_str(&body)
+            .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
+        if json.get("error").is_some_and(|e| !e.is_null()) {
+            let message = http::json_message(&json).unwrap_or_default();
+            return Err(http::stream_error(url, http::redact(&http::server_message(&message), self.secret()), ""));
+        }
+        let Some(text) = json.pointer("/choices/0/message/content").and_then(Value::as_str) else {
+            return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
+        };
+        let stopped = answer.push(text) == Flow::Stop;
+        Ok(answer.finish(usage_of(&json).unwrap_or_default(), stopped))
+    }
+}
+
+impl ChatModel for OpenAi {
+    fn id(&self) -> &str {
+        &self.model
+    }
+
+    fn provider(&self) -> &'static str {
+        "openai"
+    }
+
+    fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {
+        let url = self.url();
+        let started = Instant::now();
+        let mut headers = vec![("Accept", "text/event-stream".to_string())];
+        if let Some(key) = &self.api_key {
+            headers.push(("Authorization", format!("Bearer {key}")));
+        }
+        let resp = http::post_json(&url, self.timeout, &headers, &self.body(req))?;
+        if !resp.status().is_success() {
+            return Err(self.status_error(&url, resp));
+        }
+        let answer = Answer::new(started, on_text);
+        match http::content_type(&resp).as_str() {
+            "text/html" => return Err(http::html_error(&url, resp)),
+            "application/json" => return self.whole_answer(&url, resp, answer),
+            _ => {}
+        }
+        self.read_events(&url, Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES), answer)
+    }
+}
+
+impl OpenAi {
+    fn read_events(&self, url: &str, mut lines: Lines<impl std::io::Read>, mut answer: Answer) -> Result<Completion, LlmError> {
+        let mut usage = Usage::default();
+        let mut finished = false;
+        loop {
+            let line = match lines.next_line() {
+                Ok(Some(line)) => line,
+                // Some servers close without `[DONE]`; a finish reason means the answer is whole.
+                Ok(None) if finished => return Ok(answer.finish(usage, false)),
+                Ok(None) => {
+                    return Err(http::stream_error(url, "the stream ended before the model finished", &answer.text));
+                }
+                Err(e) => return Err(http::read_error(url, self.timeout, e, &answer.text)),
+            };
+            // Comments (`: keep-alive`), blank separators and other SSE fields carry no text.
+            let data = if let Some(rest) = line.strip_prefix("data:") {
+                rest.trim()
+            } else if let Some(rest) = line.strip_prefix("error:") {
+                // llama.cpp reports a failure mid-stream as an `error` event.
+                let message = http::server_message(rest);
+                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
+            } else if line.trim_start().starts_with('{') {
+                // A bare JSON line: not SSE, but surface its error if it has one.
+                line.trim()
+            } else {
+                continue;
+            };
+            if data == "[DONE]" {
+                return Ok(answer.finish(usage, false));
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let Ok(event) = serde_json::from_str::<Value>(data) else {
+                let msg = format!("malformed event from the server: {}", http::excerpt(data));
+                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
+            };
+            if event.get("error").is_some_and(|e| !e.is_null()) {
+                let message = http::server_message(&http::json_message(&event).unwrap_or_default());
+                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
+            }
+            if !line.starts_with("data:") {
+                let msg = format!("expected server-sent events, got {}", http::excerpt(data));
+                return Err(http::stream_error(url, msg, &answer.text));
+            }
+            if let Some(found) = usage_of(&event) {
+                usage = found;
+            }
+            let choice = event.pointer("/choices/0");
+            if choice.and_then(|c| c.get("finish_reason")).is_some_and(|r| !r.is_null()) {
+                finished = true;
+            }
+            if let Some(piece) = choice.and_then(|c| c.pointer("/delta/content")).and_then(Value::as_str)
+                && answer.push(piece) == Flow::Stop
+            {
+                // Dropping the response closes the connection, which stops the generation.
+                return Ok(answer.finish(usage, true));
+            }
+        }
+    }
+}
+
+fn usage_of(event: &Value) -> Option<Usage> {
+    let usage = event.get("usage").filter(|u| u.is_object())?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok());
+    Some(Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Message, Role};
+
+    fn model(base: &str, key: Option<&str>) -> OpenAi {
+        OpenAi::new(base, "m", key.map(String::from), Duration::from_secs(1))
+    }
+
+    #[test]
+    fn v1_is_added_once() {
+        assert_eq!(model("http://h:1", None).url(), "http://h:1/v1/chat/completions");
+        assert_eq!(model("http://h:1/v1/", None).url(), "http://h:1/v1/chat/completions");
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let shown = format!("{:?}", model("http://h:1", Some("sk-secret-123")));
+        assert!(!shown.contains("sk-secret-123"), "{shown}");
+        assert!(shown.contains("[redacted]"));
+    }
+
+    #[test]
+    fn request_body_asks_for_a_stream_with_usage() {
+        let req = ChatRequest {
+            messages: vec![Message::new(Role::System, "s"), Message::new(Role::User, "q")],
+            temperature: 0.2,
+            seed: None,
+            max_tokens: Some(10),
+        };
+        let body = model("http://h:1", None).body(&req);
+        assert_eq!(body["stream_options"]["include_usage"], json!(true));
+        assert_eq!(body["max_tokens"], json!(10));
+        assert!(body.get("seed").is_none());
+        assert_eq!(body["messages"][1]["role"], json!("user"));
+    }
+}

@@ -1,0 +1,97 @@
+//! Build: the `answer.v1` document, from what the stages produced.
+
+use serde::Serialize;
+
+use super::pack::Packed;
+use super::verify::Verification;
+use crate::search::Citation;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CitationRef {
+    /// The wire marker, `[n]` (the prompt-side `[#n]`).
+    pub marker: String,
+    pub citation: Citation,
+    pub chunk_id: i64,
+    /// True when the chunk is no longer in the index.
+    pub stale: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelInfo {
+    pub id: String,
+    pub provider: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RetrievalInfo {
+    pub trace_id: String,
+    pub mode: String,
+    pub k: usize,
+    pub score_gate: f64,
+    pub top_score: Option<f64>,
+    pub chunks_returned: usize,
+    pub chunks_used: usize,
+    pub retrieval_query: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct UsageInfo {
+    pub prompt_tokens: Option<u32>,
+    pub completion_tokens: Option<u32>,
+    pub latency_ms: u64,
+}
+
+/// A near miss shown with a `score_gate` refusal.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    pub section: Option<String>,
+    pub score: f64,
+}
+
+/// `answer.v1`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    pub schema_version: &'static str,
+    pub answer: String,
+    pub citations: Vec<CitationRef>,
+    pub grounded: bool,
+    pub refusal_reason: Option<&'static str>,
+    pub model: ModelInfo,
+    pub prompt_template_version: String,
+    pub retrieval: RetrievalInfo,
+    pub usage: UsageInfo,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+}
+
+/// Citations for the distinct valid markers, in order of first use.
+pub fn citations(markers: &[usize], packed: &[Packed]) -> Vec<CitationRef> {
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for &n in markers {
+        if seen.contains(&n) {
+            continue;
+        }
+        seen.push(n);
+        let Some(p) = packed.iter().find(|p| p.n == n) else { continue };
+        out.push(CitationRef {
+            marker: format!("[{n}]"),
+            citation: Citation {
+                kind: "line",
+                path: p.doc_path.clone(),
+                start: p.line_start,
+                end: p.line_end,
+                section: if p.heading_path.is_empty() { None } else { Some(p.heading_path.join(" > ")) },
+            },
+            chunk_id: p.chunk_id,
+            stale: false,
+        });
+    }
+    out
+}

@@ -1,0 +1,79 @@
+//! Gate: refuse before calling the model when the best evidence is too weak.
+//!
+//! Fused or normalised scores cannot do this (the top hit of any query looks
+//! "good"), so the lexical gate measures coverage: the share of the question's
+//! content words, weighted by how rare each word is in the index (IDF), that
+//! the best of the top chunks contains. A question about things the notes never
+//! mention leaves its rarest words uncovered. Words are matched through the word
+//! index itself, so stemming and Korean prefixes behave as in search.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::search::SearchHit;
+use crate::search::query;
+use crate::store::Store;
+
+/// How many of the top hits compete for "best evidence".
+const TOP: usize = 3;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TermWeight {
+    pub term: String,
+    pub idf: f64,
+    /// Whether the best chunk contains it.
+    pub covered: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GateReport {
+    /// The evidence strength compared with the threshold (coverage, 0–1).
+    pub top_score: f64,
+    pub threshold: f64,
+    pub passed: bool,
+    pub best_chunk: Option<i64>,
+    pub terms: Vec<TermWeight>,
+}
+
+pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64) -> Result<GateReport> {
+    let terms: Vec<query::Term> = query::terms(question)
+        .into_iter()
+        .filter(|t| !query::is_question_word(&t.word))
+        .collect();
+    let top: Vec<i64> = hits.iter().take(TOP).map(|h| h.chunk_id).collect();
+    if terms.is_empty() || top.is_empty() {
+        // Nothing to weigh (a question of only question words): let the
+        // model judge rather than refuse blindly.
+        let passed = !top.is_empty();
+        return Ok(GateReport { top_score: if passed { 1.0 } else { 0.0 }, threshold, passed, best_chunk: top.first().copied(), terms: Vec::new() });
+    }
+    let n: f64 = store.conn().query_row("SELECT count(*) FROM chunks", [], |r| r.get::<_, i64>(0))? as f64;
+    let marks = vec!["?"; top.len()].join(",");
+    let in_top_sql = format!("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})");
+    let mut weights = Vec::new();
+    let mut contains: Vec<Vec<i64>> = Vec::new();
+    for t in &terms {
+        let df: f64 = store
+            .conn()
+            .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
+            .query_row([&t.word_expr], |r| r.get::<_, i64>(0))? as f64;
+        weights.push(((n - df + 0.5) / (df + 0.5) + 1.0).ln());
+        let mut stmt = store.conn().prepare_cached(&in_top_sql)?;
+        let params = std::iter::once(rusqlite::types::Value::from(t.word_expr.clone()))
+            .chain(top.iter().map(|&id| rusqlite::types::Value::from(id)));
+        let ids: Vec<i64> = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        contains.push(ids);
+    }
+    let total: f64 = weights.iter().sum();
+    let coverage = |chunk: i64| -> f64 {
+        let got: f64 = weights.iter().zip(&contains).filter(|(_, ids)| ids.contains(&chunk)).map(|(w, _)| w).sum();
+        if total > 0.0 { got / total } else { 0.0 }
+    };
+    let (best, score) = top.iter().map(|&c| (c, coverage(c))).fold((top[0], -1.0), |a, b| if b.1 > a.1 { b } else { a });
+    let terms = terms
+        .iter()
+        .zip(weights.iter().zip(&contains))
+        .map(|(t, (w, ids))| TermWeight { term: t.word.clone(), idf: *w, covered: ids.contains(&best) })
+        .collect();
+    Ok(GateReport { top_score: score, threshold, passed: score >= threshold, best_chunk: Some(best), terms })
+}

@@ -1,0 +1,278 @@
+//! The ask pipeline: `retrieve → gate → pack → render → generate → extract →
+//! validate → verify → build → persist`, one module per stage. `ask` runs
+//! them in order and always returns an `Answer` that was saved — refusals
+//! and aborted streams included.
+
+pub mod answer;
+pub mod extract;
+pub mod gate;
+pub mod generate;
+pub mod pack;
+pub mod persist;
+pub mod render;
+pub mod validate;
+pub mod verify;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::config::Config;
+use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
+use crate::script::estimate_tokens;
+use crate::search::{Mode, SearchHit, lexical};
+use crate::store::{Store, now_rfc3339};
+use answer::{Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
+use gate::GateReport;
+use pack::Packing;
+use render::Template;
+
+/// What one ask asks for; `None` means the config's value.
+#[derive(Debug, Clone)]
+pub struct AskOptions {
+    pub question: String,
+    pub mode: Mode,
+    pub k: Option<usize>,
+    pub template: Option<Template>,
+    pub temperature: Option<f32>,
+    pub seed: Option<u64>,
+}
+
+/// Stage timings, in milliseconds.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Timings {
+    pub retrieve: f64,
+    pub gate: f64,
+    pub pack: f64,
+    /// Everything before the model was called.
+    pub before_model: f64,
+    pub first_token: Option<f64>,
+    pub generate: f64,
+    pub total: f64,
+}
+
+/// What `--explain` shows.
+#[derive(Debug, Clone, Default)]
+pub struct Explain {
+    pub hits: Vec<SearchHit>,
+    pub gate: Option<GateReport>,
+    pub packing: Packing,
+    pub timings: Timings,
+}
+
+pub struct AskOutcome {
+    pub answer: Answer,
+    pub explain: Explain,
+    /// The model failed; the answer holds any partial text and was saved as aborted.
+    pub error: Option<LlmError>,
+    /// Row id in `answers`, None when read-only.
+    pub answer_id: Option<i64>,
+}
+
+/// Room kept for the model's reply when fitting evidence into its context.
+const COMPLETION_RESERVE: usize = 1024;
+
+pub fn ask(
+    store: &Store,
+    cfg: &Config,
+    model: &dyn ChatModel,
+    opts: &AskOptions,
+    sink: &mut dyn FnMut(&str) -> bool,
+    cancel: &AtomicBool,
+) -> Result<AskOutcome> {
+    let started = Instant::now();
+    let template = match opts.template {
+        Some(t) => t,
+        None => Template::parse(&cfg.rag.prompt_template_version)?,
+    };
+    let korean = render::is_korean(&opts.question);
+    let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
+    let threshold = cfg.rag.score_gate.lexical;
+    let mut explain = Explain::default();
+    let b = Builder {
+        question: &opts.question,
+        template,
+        k,
+        threshold,
+        korean,
+        model: ModelInfo { id: model.id().to_string(), provider: model.provider().to_string() },
+        started,
+    };
+
+    if store.chunk_count()? == 0 {
+        let a = b.refusal("no_index", None, 0, Vec::new());
+        return finish(store, a, explain, None, &[]);
+    }
+
+    // Retrieve.
+    let t = Instant::now();
+    let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
+    let (hits, _) = lexical::search(store, &opts.question, search)?;
+    explain.timings.retrieve = ms(t);
+    if hits.is_empty() {
+        let a = b.refusal("no_chunks", None, 0, Vec::new());
+        explain.timings.total = ms(started);
+        return finish(store, a, explain, None, &[]);
+    }
+
+    // Gate.
+    let t = Instant::now();
+    let report = gate::lexical(store, &opts.question, &hits, threshold)?;
+    explain.timings.gate = ms(t);
+    let top_score = Some(report.top_score);
+    let passed = report.passed;
+    explain.gate = Some(report);
+    if !passed {
+        let candidates = hits
+            .iter()
+            .take(3)
+            .map(|h| Candidate {
+                path: h.citation.path.clone(),
+                start: h.citation.start,
+                end: h.citation.end,
+                section: h.citation.section.clone(),
+                score: h.score,
+            })
+            .collect();
+        let a = b.refusal("score_gate", top_score, hits.len(), candidates);
+        explain.hits = hits;
+        explain.timings.total = ms(started);
+        return finish(store, a, explain, None, &[]);
+    }
+
+    // Pack.
+    let t = Instant::now();
+    let system = render::system_prompt(template, korean);
+    let room = cfg
+        .llm
+        .context_tokens
+        .saturating_sub(estimate_tokens(&system) + estimate_tokens(&opts.question) + COMPLETION_RESERVE + 64);
+    let budget = cfg.rag.max_context_tokens.min(room).max(200);
+    let packing = pack::pack(store, &hits, budget)?;
+    explain.timings.pack = ms(t);
+    if packing.entries.is_empty() {
+        let a = b.refusal("no_chunks", top_score, hits.len(), Vec::new());
+        explain.hits = hits;
+        explain.packing = packing;
+        return finish(store, a, explain, None, &[]);
+    }
+
+    // Render and generate.
+    let req = ChatRequest {
+        messages: render::render(template, korean, &packing.entries, &opts.question),
+        temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
+        seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
+        max_tokens: None,
+        grounding: Some(Grounding {
+            question: opts.question.clone(),
+            evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
+            korean,
+        }),
+    };
+    explain.timings.before_model = ms(started);
+    let t = Instant::now();
+    let g = generate::generate(model, &req, sink, cancel);
+    explain.timings.generate = ms(t);
+    explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
+
+    // Extract, validate, verify.
+    let markers = extract::markers(&g.text);
+    let verdict = validate::validate(&g.text, &markers, packing.entries.len());
+    let verification = (template == Template::V2).then(|| {
+        verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
+    });
+    let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
+    let valid: Vec<usize> =
+        markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
+
+    // Build.
+    let a = Answer {
+        schema_version: "answer.v1",
+        answer: g.text,
+        citations: answer::citations(&valid, &packing.entries),
+        grounded: refusal.is_none(),
+        refusal_reason: refusal,
+        model: b.model.clone(),
+        prompt_template_version: template.as_str().to_string(),
+        retrieval: b.retrieval(top_score, hits.len(), packing.entries.len()),
+        usage: UsageInfo {
+            prompt_tokens: g.usage.prompt_tokens,
+            completion_tokens: g.usage.completion_tokens,
+            latency_ms: started.elapsed().as_millis() as u64,
+        },
+        created_at: now_rfc3339(),
+        candidates: Vec::new(),
+        verification,
+    };
+    explain.hits = hits;
+    explain.timings.total = ms(started);
+    let packed = packing.entries.clone();
+    explain.packing = packing;
+    finish(store, a, explain, g.error, &packed)
+}
+
+fn finish(store: &Store, mut a: Answer, explain: Explain, error: Option<LlmError>, packed: &[pack::Packed]) -> Result<AskOutcome> {
+    // Single-shot asks retrieve with the question itself.
+    let question = a.retrieval.retrieval_query.clone();
+    let answer_id = if store.is_readonly() { None } else { Some(persist::persist(store, &a, &question, packed, None)?) };
+    a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
+    Ok(AskOutcome { answer: a, explain, error, answer_id })
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The parts of an `Answer` every path shares.
+struct Builder<'a> {
+    question: &'a str,
+    template: Template,
+    k: usize,
+    threshold: f64,
+    korean: bool,
+    model: ModelInfo,
+    started: Instant,
+}
+
+impl Builder<'_> {
+    fn retrieval(&self, top_score: Option<f64>, returned: usize, used: usize) -> RetrievalInfo {
+        RetrievalInfo {
+            trace_id: String::new(),
+            mode: Mode::Lexical.as_str().to_string(),
+            k: self.k,
+            score_gate: self.threshold,
+            top_score,
+            chunks_returned: returned,
+            chunks_used: used,
+            retrieval_query: self.question.to_string(),
+        }
+    }
+
+    /// A refusal decided before any model call.
+    fn refusal(&self, reason: &'static str, top_score: Option<f64>, returned: usize, candidates: Vec<Candidate>) -> Answer {
+        let text = match (reason, self.korean) {
+            ("no_index", false) => "There are no notes indexed yet, so there is nothing to answer from. Run `kebab ingest PATH` first.",
+            ("no_index", true) => "아직 색인된 노트가 없어 답할 근거가 없습니다. 먼저 `kebab ingest PATH`를 실행하세요.",
+            ("score_gate", false) => "Your notes do not seem to answer this: the closest passages match too little of the question.",
+            ("score_gate", true) => "노트에서 이 질문의 답을 찾지 못했습니다. 가장 가까운 구절도 질문과 거의 맞지 않습니다.",
+            (_, false) => "Nothing in your notes matches this question.",
+            (_, true) => "노트에서 이 질문과 맞는 내용을 찾지 못했습니다.",
+        };
+        Answer {
+            schema_version: "answer.v1",
+            answer: text.to_string(),
+            citations: Vec::new(),
+            grounded: false,
+            refusal_reason: Some(reason),
+            // No model was called; the row still records which one would have answered.
+            model: self.model.clone(),
+            prompt_template_version: self.template.as_str().to_string(),
+            retrieval: self.retrieval(top_score, returned, 0),
+            usage: UsageInfo { latency_ms: self.started.elapsed().as_millis() as u64, ..UsageInfo::default() },
+            created_at: now_rfc3339(),
+            candidates,
+            verification: None,
+        }
+    }
+}

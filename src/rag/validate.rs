@@ -1,0 +1,45 @@
+//! Validate: is the answer grounded? Non-empty, at least one marker, and
+//! every marker names a packed evidence entry. Anything else — including an
+//! answer that says the evidence is insufficient — is not grounded, refusal
+//! reason `llm_self_judge`.
+
+use super::extract::Marker;
+
+/// `Ok(())` when grounded, else the refusal reason.
+pub fn validate(answer: &str, markers: &[Marker], packed: usize) -> Result<(), &'static str> {
+    if answer.trim().is_empty() || markers.is_empty() {
+        return Err("llm_self_judge");
+    }
+    if markers.iter().any(|m| m.n == 0 || m.n > packed) {
+        return Err("llm_self_judge");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rag::extract::markers;
+
+    fn check(a: &str, packed: usize) -> Result<(), &'static str> {
+        validate(a, &markers(a), packed)
+    }
+
+    #[test]
+    fn all_valid_markers_ground_the_answer() {
+        assert_eq!(check("Use \"cargo new\" [#1] and [#3].", 3), Ok(()));
+    }
+
+    #[test]
+    fn a_marker_naming_no_packed_entry_is_self_judged() {
+        assert_eq!(check("True [#1] but also [#7].", 3), Err("llm_self_judge"));
+        assert_eq!(check("Zero [#0].", 3), Err("llm_self_judge"));
+    }
+
+    #[test]
+    fn no_marker_or_empty_is_self_judged() {
+        assert_eq!(check("The evidence does not say.", 3), Err("llm_self_judge"));
+        assert_eq!(check("It is vec![1] [1].", 3), Err("llm_self_judge"));
+        assert_eq!(check("   ", 3), Err("llm_self_judge"));
+    }
+}

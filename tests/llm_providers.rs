@@ -1,0 +1,536 @@
+//! The Ollama and OpenAI-compatible providers against fake model servers
+//! (plain `TcpListener`s on 127.0.0.1:0 playing a scripted HTTP exchange):
+//! streaming, slow and stalled servers, broken connections, error statuses,
+//! malformed and oversized lines, cancellation, and the API key's handling.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use kebab::llm::ollama::{self, Ollama};
+use kebab::llm::openai::OpenAi;
+use kebab::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError, Message, Role, Usage};
+use serde_json::json;
+
+/// One thing the fake server does on a connection.
+enum Step {
+    Send(Vec<u8>),
+    Wait(Duration),
+}
+
+/// A fake HTTP server: connection n (in accept order) runs script n, then is
+/// closed. Stops (and is joined) when dropped; never lives past 10 s.
+struct Server {
+    url: String,
+    stop: Arc<AtomicBool>,
+    requests: Arc<Mutex<Vec<String>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(scripts: Vec<Vec<Step>>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let (stop2, requests2) = (stop.clone(), requests.clone());
+        let handle = thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let mut scripts = scripts.into_iter();
+            while !stop2.load(Ordering::SeqCst) && Instant::now() < deadline {
+                match listener.accept() {
+                    Ok((socket, _)) => match scripts.next() {
+                        Some(script) => serve(socket, script, &stop2, &requests2),
+                        None => drop(socket),
+                    },
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Server { url, stop, requests, handle: Some(handle) }
+    }
+
+    fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn serve(mut socket: TcpStream, script: Vec<Step>, stop: &AtomicBool, requests: &Mutex<Vec<String>>) {
+    let _ = socket.set_nonblocking(false);
+    let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = socket.set_write_timeout(Some(Duration::from_secs(2)));
+    let _ = socket.set_nodelay(true);
+    requests.lock().unwrap().push(read_request(&mut socket));
+    for step in script {
+        match step {
+            Step::Send(bytes) => {
+                if socket.write_all(&bytes).and_then(|_| socket.flush()).is_err() {
+                    return;
+                }
+            }
+            Step::Wait(d) => {
+                let until = Instant::now() + d;
+                while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                    thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
+    }
+}
+
+/// Reads the head and a `Content-Length` body; returns them as text.
+fn read_request(socket: &mut TcpStream) -> String {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&data).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string()))
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if data.len() >= end + 4 + length {
+                return text;
+            }
+        }
+        match socket.read(&mut buf) {
+            Ok(0) | Err(_) => return String::from_utf8_lossy(&data).to_string(),
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+fn stream_head(content_type: &str) -> Step {
+    Step::Send(
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes(),
+    )
+}
+
+fn chunk(data: &str) -> Step {
+    Step::Send(format!("{:x}\r\n{data}\r\n", data.len()).into_bytes())
+}
+
+fn end() -> Step {
+    Step::Send(b"0\r\n\r\n".to_vec())
+}
+
+fn wait(ms: u64) -> Step {
+    Step::Wait(Duration::from_millis(ms))
+}
+
+fn response(status: &str, content_type: &str, body: &str) -> Step {
+    Step::Send(
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+/// The two wire formats, so each behaviour is pinned for both providers.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Ollama,
+    OpenAi,
+}
+
+const BOTH: [Kind; 2] = [Kind::Ollama, Kind::OpenAi];
+
+impl Kind {
+    fn model(self, url: &str, timeout: Duration) -> Box<dyn ChatModel> {
+        match self {
+            Kind::Ollama => Box::new(Ollama::new(url, "qwen", timeout)),
+            Kind::OpenAi => Box::new(OpenAi::new(url, "qwen", None, timeout)),
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Kind::Ollama => "application/x-ndjson",
+            Kind::OpenAi => "text/event-stream",
+        }
+    }
+
+    fn piece(self, text: &str) -> Step {
+        chunk(&match self {
+            Kind::Ollama => format!("{}\n", json!({"model": "qwen", "message": {"role": "assistant", "content": text}, "done": false})),
+            Kind::OpenAi => format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})),
+        })
+    }
+
+    /// The end of a stream, reporting 11 prompt and 3 completion tokens.
+    fn finish(self) -> Step {
+        chunk(&match self {
+            Kind::Ollama => format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 11, "eval_count": 3})
+            ),
+            Kind::OpenAi => format!(
+                "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}})
+            ),
+        })
+    }
+
+    /// A complete stream: head, the pieces with `gap` ms between them, the end.
+    fn stream(self, pieces: &[&str], gap: u64) -> Vec<Step> {
+        let mut steps = vec![stream_head(self.content_type())];
+        for p in pieces {
+            steps.push(self.piece(p));
+            steps.push(wait(gap));
+        }
+        steps.extend([self.finish(), end()]);
+        steps
+    }
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::new(Role::System, "be brief"), Message::new(Role::User, "why?")],
+        temperature: 0.0,
+        seed: Some(42),
+        max_tokens: None,
+    }
+}
+
+/// Runs a chat, collecting the pieces the callback saw.
+fn chat(model: &dyn ChatModel) -> (Result<Completion, LlmError>, Vec<String>) {
+    let mut seen = Vec::new();
+    let result = model.chat(&request(), &mut |p| {
+        seen.push(p.to_string());
+        Flow::Continue
+    });
+    (result, seen)
+}
+
+const SEC: Duration = Duration::from_secs(1);
+
+#[test]
+fn a_chunked_stream_arrives_in_order_with_text_and_usage() {
+    for kind in BOTH {
+        let mut script = kind.stream(&["The", " answer", " is", " 42 [#1]"], 0);
+        // Keep-alive comments and event lines are not text.
+        script.insert(1, chunk(if matches!(kind, Kind::OpenAi) { ": keep-alive\n\nevent: message\n" } else { "\n" }));
+        let server = Server::start(vec![script]);
+        let (result, seen) = chat(&*kind.model(&server.url, SEC));
+        let done = result.unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert_eq!(seen, ["The", " answer", " is", " 42 [#1]"], "{kind:?}");
+        assert_eq!(done.text, "The answer is 42 [#1]");
+        assert_eq!(done.usage, Usage { prompt_tokens: Some(11), completion_tokens: Some(3) });
+        assert!(!done.stopped && done.first_token.is_some());
+    }
+}
+
+#[test]
+fn ollama_request_carries_model_messages_and_options() {
+    let server = Server::start(vec![Kind::Ollama.stream(&["ok"], 0)]);
+    let mut req = request();
+    req.max_tokens = Some(128);
+    Ollama::new(format!("{}/", server.url), "qwen", SEC).chat(&req, &mut |_| Flow::Continue).unwrap();
+    let sent = &server.requests()[0];
+    assert!(sent.starts_with("POST /api/chat HTTP/1.1"), "{sent}");
+    let body: serde_json::Value = serde_json::from_str(sent.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["model"], "qwen");
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["messages"][1], json!({"role": "user", "content": "why?"}));
+    assert_eq!(body["options"], json!({"temperature": 0.0, "seed": 42, "num_predict": 128}));
+}
+
+#[test]
+fn openai_request_has_no_doubled_v1_no_key_header_and_asks_for_usage() {
+    let server = Server::start(vec![Kind::OpenAi.stream(&["ok"], 0)]);
+    OpenAi::new(format!("{}/v1", server.url), "qwen", None, SEC).chat(&request(), &mut |_| Flow::Continue).unwrap();
+    let sent = &server.requests()[0];
+    assert!(sent.starts_with("POST /v1/chat/completions HTTP/1.1"), "{sent}");
+    assert!(!sent.to_ascii_lowercase().contains("authorization:"), "{sent}");
+    let body: serde_json::Value = serde_json::from_str(sent.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(body["seed"], 42);
+}
+
+#[test]
+fn slow_tokens_within_the_idle_timeout_are_fine() {
+    for kind in BOTH {
+        let server = Server::start(vec![kind.stream(&["a", " b", " c", " d", " e"], 50)]);
+        let (result, seen) = chat(&*kind.model(&server.url, SEC));
+        assert_eq!(result.unwrap_or_else(|e| panic!("{kind:?}: {e}")).text, "a b c d e");
+        assert_eq!(seen.len(), 5);
+    }
+}
+
+#[test]
+fn a_stall_after_the_headers_times_out() {
+    for kind in BOTH {
+        let server = Server::start(vec![vec![stream_head(kind.content_type()), wait(5000)]]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(4), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { secs: 1, ref partial, .. } if partial.is_empty()), "{kind:?}: {err:?}");
+    }
+}
+
+#[test]
+fn a_stall_before_any_response_times_out() {
+    let server = Server::start(vec![vec![wait(5000)]]);
+    let started = Instant::now();
+    let err = chat(&Ollama::new(&server.url, "qwen", SEC)).0.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
+}
+
+#[test]
+fn a_stall_mid_stream_times_out_keeping_the_partial_text() {
+    for kind in BOTH {
+        let script = vec![stream_head(kind.content_type()), kind.piece("Half"), kind.piece(" an answer"), wait(5000)];
+        let server = Server::start(vec![script]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(4), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { .. }), "{kind:?}: {err:?}");
+        assert_eq!(err.partial(), "Half an answer");
+    }
+}
+
+#[test]
+fn a_connection_cut_mid_stream_is_a_stream_error_keeping_the_partial_text() {
+    for kind in BOTH {
+        // The socket closes inside the chunked body: no terminating chunk.
+        let server = Server::start(vec![vec![stream_head(kind.content_type()), kind.piece("Half"), kind.piece(" done")]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert_eq!(err.partial(), "Half done");
+    }
+}
+
+#[test]
+fn a_stream_that_ends_cleanly_before_the_finish_is_a_stream_error() {
+    for kind in BOTH {
+        let server = Server::start(vec![vec![stream_head(kind.content_type()), kind.piece("Half"), end()]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().contains("ended before the model finished"), "{err}");
+        assert_eq!(err.partial(), "Half");
+    }
+}
+
+#[test]
+fn ollama_404_for_a_missing_model_says_how_to_pull_it() {
+    let body = r#"{"error":"model \"qwen\" not found, try pulling it first"}"#;
+    let server = Server::start(vec![vec![response("404 Not Found", "application/json", body)]]);
+    let err = chat(&Ollama::new(&server.url, "qwen", SEC)).0.unwrap_err();
+    assert!(matches!(err, LlmError::Http { status: 404, .. }), "{err:?}");
+    assert!(err.to_string().contains("model \"qwen\" not found"), "{err}");
+    assert_eq!(err.hint().as_deref(), Some("run `ollama pull qwen`"));
+}
+
+#[test]
+fn openai_404_surfaces_the_servers_message() {
+    let body = r#"{"error":{"message":"The model `qwen` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#;
+    let server = Server::start(vec![vec![response("404 Not Found", "application/json", body)]]);
+    let err = chat(&OpenAi::new(&server.url, "qwen", None, SEC)).0.unwrap_err();
+    assert!(matches!(err, LlmError::Http { status: 404, .. }), "{err:?}");
+    assert!(err.to_string().contains("The model `qwen` does not exist"), "{err}");
+    assert!(err.hint().is_some_and(|h| h.contains("llm.model")));
+}
+
+#[test]
+fn a_500_with_a_json_error_body_surfaces_the_message() {
+    for (kind, body) in [
+        (Kind::Ollama, r#"{"error":"llama runner process has terminated"}"#),
+        (Kind::OpenAi, r#"{"error":{"message":"llama runner process has terminated","code":500}}"#),
+    ] {
+        let server = Server::start(vec![vec![response("500 Internal Server Error", "application/json", body)]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Http { status: 500, .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().ends_with("answered 500: llama runner process has terminated"), "{err}");
+    }
+}
+
+#[test]
+fn a_refused_connection_is_unreachable() {
+    let dead = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    for kind in BOTH {
+        let started = Instant::now();
+        let err = chat(&*kind.model(&dead, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Unreachable { .. }), "{kind:?}: {err:?}");
+        assert!(err.hint().is_some());
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+}
+
+#[test]
+fn a_malformed_line_is_a_stream_error_that_quotes_it() {
+    for kind in BOTH {
+        let bad = match kind {
+            Kind::Ollama => "this is not json\n",
+            Kind::OpenAi => "data: this is not json\n\n",
+        };
+        let server = Server::start(vec![vec![stream_head(kind.content_type()), kind.piece("ok"), chunk(bad), end()]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().contains("\"this is not json\""), "{err}");
+        assert_eq!(err.partial(), "ok");
+    }
+}
+
+#[test]
+fn a_line_over_one_mebibyte_is_a_stream_error() {
+    for kind in BOTH {
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("ok")];
+        let block = "x".repeat(64 * 1024);
+        script.extend((0..40).map(|_| chunk(&block))); // 2.5 MiB, no newline
+        script.push(end());
+        let server = Server::start(vec![script]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().contains("a line longer than"), "{err}");
+        assert_eq!(err.partial(), "ok");
+    }
+}
+
+#[test]
+fn an_html_page_with_status_200_is_a_clear_error() {
+    for kind in BOTH {
+        let page = "<!doctype html><html><head><title>Router login</title></head><body>Sign in</body></html>";
+        let server = Server::start(vec![vec![response("200 OK", "text/html; charset=utf-8", page)]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        let text = err.to_string();
+        assert!(text.contains("web page") && text.contains("Router login"), "{text}");
+    }
+}
+
+#[test]
+fn stop_after_two_pieces_returns_promptly_with_the_partial_text() {
+    for kind in BOTH {
+        let script =
+            vec![stream_head(kind.content_type()), kind.piece("one"), kind.piece(" two"), wait(3000), kind.piece(" three")];
+        let server = Server::start(vec![script]);
+        let model = kind.model(&server.url, Duration::from_secs(5));
+        let mut calls = 0;
+        let started = Instant::now();
+        let done = model
+            .chat(&request(), &mut |_| {
+                calls += 1;
+                if calls == 2 { Flow::Stop } else { Flow::Continue }
+            })
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert!(started.elapsed() < Duration::from_secs(1), "{kind:?} took {:?}", started.elapsed());
+        assert!(done.stopped);
+        assert_eq!(done.text, "one two");
+    }
+}
+
+#[test]
+fn ollama_error_line_mid_stream_is_a_stream_error_and_before_text_an_http_error() {
+    let error = "{\"error\":\"out of memory\"}\n";
+    let server = Server::start(vec![
+        vec![stream_head("application/x-ndjson"), Kind::Ollama.piece("So"), chunk(error), end()],
+        vec![stream_head("application/x-ndjson"), chunk(error), end()],
+    ]);
+    let model = Ollama::new(&server.url, "qwen", SEC);
+    let err = chat(&model).0.unwrap_err();
+    assert!(matches!(err, LlmError::Stream { ref message, .. } if message == "out of memory"), "{err:?}");
+    assert_eq!(err.partial(), "So");
+    let err = chat(&model).0.unwrap_err();
+    assert!(matches!(err, LlmError::Http { ref message, .. } if message == "out of memory"), "{err:?}");
+}
+
+#[test]
+fn openai_error_event_mid_stream_is_a_stream_error() {
+    for bad in [
+        "data: {\"error\":{\"message\":\"context length exceeded\",\"type\":\"server_error\"}}\n\n",
+        "error: {\"code\":500,\"message\":\"context length exceeded\"}\n\n",
+    ] {
+        let server = Server::start(vec![vec![stream_head("text/event-stream"), Kind::OpenAi.piece("So"), chunk(bad), end()]]);
+        let err = chat(&OpenAi::new(&server.url, "qwen", None, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { ref message, .. } if message == "context length exceeded"), "{err:?}");
+        assert_eq!(err.partial(), "So");
+    }
+}
+
+#[test]
+fn openai_accepts_a_server_that_ignores_stream_and_sends_one_json_answer() {
+    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Whole [#1]"}, "finish_reason": "stop"}],
+                      "usage": {"prompt_tokens": 5, "completion_tokens": 2}});
+    let server = Server::start(vec![vec![response("200 OK", "application/json", &body.to_string())]]);
+    let (result, seen) = chat(&OpenAi::new(&server.url, "qwen", None, SEC));
+    let done = result.unwrap();
+    assert_eq!((done.text.as_str(), seen.len()), ("Whole [#1]", 1));
+    assert_eq!(done.usage, Usage { prompt_tokens: Some(5), completion_tokens: Some(2) });
+}
+
+#[test]
+fn openai_sends_the_key_as_bearer_and_never_shows_it() {
+    let key = "sk-test-DO-NOT-LEAK-1234567890";
+    // A server that echoes the credentials it got, as some proxies do.
+    let body = format!(r#"{{"error":{{"message":"Incorrect API key provided: Bearer {key}","type":"invalid_request_error"}}}}"#);
+    let server = Server::start(vec![vec![response("401 Unauthorized", "application/json", &body)]]);
+    let model = OpenAi::new(&server.url, "qwen", Some(key.to_string()), SEC);
+    let err = chat(&model).0.unwrap_err();
+    assert!(server.requests()[0].contains(&format!("authorization: Bearer {key}\r\n")), "{}", server.requests()[0]);
+    assert!(matches!(err, LlmError::Http { status: 401, .. }), "{err:?}");
+    for shown in [err.to_string(), format!("{err:?}"), format!("{model:?}"), err.hint().unwrap_or_default()] {
+        assert!(!shown.contains(key), "key leaked in: {shown}");
+    }
+    assert!(err.to_string().contains("Incorrect API key provided"));
+}
+
+fn tags_server(names: &[&str]) -> Server {
+    let models: Vec<_> = names.iter().map(|n| json!({"name": n, "model": n, "size": 1})).collect();
+    Server::start(vec![vec![response("200 OK", "application/json", &json!({"models": models}).to_string())]])
+}
+
+#[test]
+fn probe_finds_a_listed_model_with_or_without_latest() {
+    let server = tags_server(&["llama3:latest", "qwen2.5:7b-instruct"]);
+    assert!(ollama::probe(&server.url, "llama3", SEC).unwrap());
+    assert!(server.requests()[0].starts_with("GET /api/tags HTTP/1.1"));
+    let server = tags_server(&["llama3:latest", "qwen2.5:7b-instruct"]);
+    assert!(ollama::probe(&server.url, "qwen2.5:7b-instruct", SEC).unwrap());
+    let server = tags_server(&["llama3"]);
+    assert!(ollama::probe(&server.url, "llama3:latest", SEC).unwrap());
+}
+
+#[test]
+fn probe_is_false_when_the_model_is_not_listed() {
+    let server = tags_server(&["llama3:latest"]);
+    assert!(!ollama::probe(&server.url, "qwen2.5:7b-instruct", SEC).unwrap());
+    let server = tags_server(&["llama3:8b"]);
+    assert!(!ollama::probe(&server.url, "llama3", SEC).unwrap());
+}
+
+#[test]
+fn probe_of_a_server_that_is_down_is_an_error() {
+    let dead = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let err = ollama::probe(&dead, "llama3", Duration::from_millis(500)).unwrap_err();
+    assert!(matches!(err, LlmError::Unreachable { .. }), "{err:?}");
+    // A server that accepts but never answers is bounded by the same short timeout.
+    let server = Server::start(vec![vec![wait(5000)]]);
+    let started = Instant::now();
+    assert!(ollama::probe(&server.url, "llama3", Duration::from_millis(500)).is_err());
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
