@@ -81,19 +81,26 @@ impl Default for RagConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScoreGate {
-    /// Lexical: minimum share of the question's content words (IDF-weighted)
-    /// that the best chunk contains, in [0, 1].
+    /// Lexical: minimum share of the question's content words (weighted by
+    /// IDF²) that the best chunk contains, in [0, 1].
     pub lexical: f64,
+    /// The same for questions written in Hangul/CJK, whose inflected words
+    /// match the notes less often, so coverage runs lower for the same evidence.
+    pub lexical_cjk: f64,
 }
 
 impl Default for ScoreGate {
     fn default() -> Self {
-        ScoreGate { lexical: DEFAULT_LEXICAL_GATE }
+        ScoreGate { lexical: 0.42, lexical_cjk: 0.30 }
     }
 }
 
-/// Calibrated on the labelled Rust Book set (README "The gate").
-pub const DEFAULT_LEXICAL_GATE: f64 = 0.5;
+impl ScoreGate {
+    /// The lexical threshold for a question.
+    pub fn lexical_for(&self, korean: bool) -> f64 {
+        if korean { self.lexical_cjk } else { self.lexical }
+    }
+}
 
 /// `[llm]`: which model answers.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -191,6 +198,9 @@ impl Config {
         if !(0.0..=1.0).contains(&self.rag.score_gate.lexical) {
             return Err(bad("rag.score_gate.lexical", "must be between 0 and 1"));
         }
+        if !(0.0..=1.0).contains(&self.rag.score_gate.lexical_cjk) {
+            return Err(bad("rag.score_gate.lexical_cjk", "must be between 0 and 1"));
+        }
         if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
             return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
         }
@@ -272,8 +282,9 @@ prompt_template_version = "{tpl}"
 # Token budget for the evidence given to the model.
 max_context_tokens = {mct}
 # Refuse without calling the model when the best evidence is weaker than this.
-# lexical: share (IDF-weighted) of the question's content words found in the best chunk.
-score_gate = {{ lexical = {gate} }}
+# lexical: share (IDF²-weighted) of the question's content words found in the best
+# chunk; lexical_cjk: the same for Korean/CJK questions (calibration: README).
+score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk} }}
 
 [llm]
 # auto: the Ollama server below when it answers and has the model, else the
@@ -298,6 +309,7 @@ timeout_secs = {timeout}
         tpl = d.rag.prompt_template_version,
         mct = d.rag.max_context_tokens,
         gate = d.rag.score_gate.lexical,
+        gate_cjk = d.rag.score_gate.lexical_cjk,
         provider = d.llm.provider,
         model = d.llm.model,
         base_url = d.llm.base_url,

@@ -49,9 +49,10 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 ctx.out.json(&r)?;
             } else {
                 ctx.out.line(format!(
-                    "{}  gate {:.2}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
+                    "{}  gate {:.2}/{:.2}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
                     r.model,
-                    r.score_gate,
+                    r.score_gate.lexical,
+                    r.score_gate.lexical_cjk,
                     r.answerable,
                     r.answered_with_correct_source * 100.0,
                     r.answerable_not_refused * 100.0,

@@ -40,7 +40,7 @@ pub struct Row {
 pub struct Report {
     pub schema_version: &'static str,
     pub model: String,
-    pub score_gate: f64,
+    pub score_gate: crate::config::ScoreGate,
     pub answerable: usize,
     pub unanswerable: usize,
     /// Answerable questions answered (grounded) citing one of their source files.
@@ -91,7 +91,7 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
     Ok(Report {
         schema_version: "eval_gate.v1",
         model: format!("{}/{}", model.provider(), model.id()),
-        score_gate: cfg.rag.score_gate.lexical,
+        score_gate: cfg.rag.score_gate.clone(),
         answerable: rows.iter().filter(|r| r.kind == "answerable").count(),
         unanswerable: rows.iter().filter(|r| r.kind != "answerable").count(),
         answered_with_correct_source: rate(&["answerable"], &|r| r.correct_source),

@@ -178,6 +178,7 @@ mod tests {
             temperature: 0.0,
             seed: Some(7),
             max_tokens: None,
+            grounding: None,
         };
         let body = model.body(&req);
         assert_eq!(body["stream"], json!(true));

@@ -250,6 +250,7 @@ mod tests {
             temperature: 0.2,
             seed: None,
             max_tokens: Some(10),
+            grounding: None,
         };
         let body = model("http://h:1", None).body(&req);
         assert_eq!(body["stream_options"]["include_usage"], json!(true));

@@ -53,13 +53,16 @@ pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64
     let mut weights = Vec::new();
     let mut contains: Vec<Vec<i64>> = Vec::new();
     for t in &terms {
+        let expr = gate_expr(t);
         let df: f64 = store
             .conn()
             .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
-            .query_row([&t.word_expr], |r| r.get::<_, i64>(0))? as f64;
-        weights.push(((n - df + 0.5) / (df + 0.5) + 1.0).ln());
+            .query_row([&expr], |r| r.get::<_, i64>(0))? as f64;
+        // Squared: one rare word the notes lack (a crate, a tool, a place)
+        // should outweigh several common words they have.
+        weights.push(((n - df + 0.5) / (df + 0.5) + 1.0).ln().powi(2));
         let mut stmt = store.conn().prepare_cached(&in_top_sql)?;
-        let params = std::iter::once(rusqlite::types::Value::from(t.word_expr.clone()))
+        let params = std::iter::once(rusqlite::types::Value::from(expr))
             .chain(top.iter().map(|&id| rusqlite::types::Value::from(id)));
         let ids: Vec<i64> = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         contains.push(ids);
@@ -73,7 +76,19 @@ pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64
     let terms = terms
         .iter()
         .zip(weights.iter().zip(&contains))
-        .map(|(t, (w, ids))| TermWeight { term: t.word.clone(), idf: *w, covered: ids.contains(&best) })
+        .map(|(t, (w, ids))| TermWeight { term: t.word.clone(), idf: w.sqrt(), covered: ids.contains(&best) })
         .collect();
     Ok(GateReport { top_score: score, threshold, passed: score >= threshold, best_chunk: Some(best), terms })
+}
+
+/// How a term is looked up for coverage. Korean words in questions come in
+/// verb and polite forms the notes rarely share (`만들려면` vs `만들기`), so a
+/// Hangul word counts as covered when a word starting with its first two
+/// syllables is there.
+fn gate_expr(t: &query::Term) -> String {
+    if !t.cjk {
+        return t.word_expr.clone();
+    }
+    let stem: String = query::strip_particle(&t.word).chars().take(2).collect();
+    format!("\"{stem}\"*")
 }

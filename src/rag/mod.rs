@@ -88,7 +88,7 @@ pub fn ask(
     };
     let korean = render::is_korean(&opts.question);
     let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
-    let threshold = cfg.rag.score_gate.lexical;
+    let threshold = cfg.rag.score_gate.lexical_for(korean);
     let mut explain = Explain::default();
     let b = Builder {
         question: &opts.question,

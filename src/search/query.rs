@@ -43,8 +43,22 @@ const QUESTION_WORDS: &[&str] = &[
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
 ];
 
+/// Korean sentence-final and connective endings: a word ending in one is the
+/// question's predicate (`쓰나요`, `있을까요`, `만들려면`), not its topic.
+const QUESTION_ENDINGS: &[&str] = &[
+    "나요", "가요", "까요", "는지", "은지", "인지", "습니까", "합니까", "니까", "려면", "으면", "나", "죠", "요",
+];
+
+/// Korean words too common or too grammatical to count as a topic.
+const KOREAN_FILLERS: &[&str] = &["수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀"];
+
 pub fn is_question_word(word: &str) -> bool {
-    QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&strip_particle(word))
+    let stem = strip_particle(word);
+    if QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&stem) {
+        return true;
+    }
+    word.chars().any(crate::script::is_hangul)
+        && (KOREAN_FILLERS.contains(&word) || QUESTION_ENDINGS.iter().any(|e| word.ends_with(e)))
 }
 
 /// Korean particles and copula endings, longest first, stripped from the end
