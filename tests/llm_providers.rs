@@ -267,12 +267,15 @@ fn openai_request_has_no_doubled_v1_no_key_header_and_asks_for_usage() {
 }
 
 #[test]
-fn slow_tokens_within_the_idle_timeout_are_fine() {
+fn slow_tokens_within_the_idle_timeout_are_fine_even_past_it_in_total() {
+    // 5 pieces 300 ms apart: 1.5 s in all, against a 1 s idle timeout.
     for kind in BOTH {
-        let server = Server::start(vec![kind.stream(&["a", " b", " c", " d", " e"], 50)]);
+        let server = Server::start(vec![kind.stream(&["a", " b", " c", " d", " e"], 300)]);
+        let started = Instant::now();
         let (result, seen) = chat(&*kind.model(&server.url, SEC));
         assert_eq!(result.unwrap_or_else(|e| panic!("{kind:?}: {e}")).text, "a b c d e");
         assert_eq!(seen.len(), 5);
+        assert!(started.elapsed() > SEC);
     }
 }
 

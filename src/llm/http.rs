@@ -76,6 +76,7 @@ pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> LlmError {
         ureq::Error::Protocol(e) => stream_error(url, format!("not a valid HTTP response ({e})"), ""),
         ureq::Error::BadUri(e) => LlmError::Other(format!("bad model server URL {url}: {e}")),
         ureq::Error::HostNotFound => unreachable("host not found".into()),
+        ureq::Error::Io(e) => unreachable(e.to_string()),
         other => unreachable(other.to_string()),
     }
 }
@@ -104,10 +105,11 @@ pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> Llm
 /// own message. `secret` (an API key) is cut out of anything the server echoed.
 pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> LlmError {
     let status = resp.status().as_u16();
+    let reason = resp.status().canonical_reason().unwrap_or("no message").to_lowercase();
     let body = read_body(resp, MAX_ERROR_BODY).unwrap_or_default();
     let mut message = server_message(&body);
     if message.is_empty() {
-        message = resp_reason(status).to_string();
+        message = reason;
     }
     LlmError::Http { url: url.to_string(), status, message: redact(&message, secret), hint: None }
 }
@@ -324,20 +326,6 @@ fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
-    }
-}
-
-fn resp_reason(status: u16) -> &'static str {
-    match status {
-        400 => "bad request",
-        401 => "unauthorized",
-        403 => "forbidden",
-        404 => "not found",
-        429 => "too many requests",
-        500 => "internal server error",
-        502 => "bad gateway",
-        503 => "service unavailable",
-        _ => "no message",
     }
 }
 

@@ -148,7 +148,7 @@ pub fn ask(
         .llm
         .context_tokens
         .saturating_sub(estimate_tokens(&system) + estimate_tokens(&opts.question) + COMPLETION_RESERVE + 64);
-    let budget = cfg.rag.max_context_tokens.min(room).max(200);
+    let budget = cfg.rag.max_context_tokens.min(room).max(100);
     let packing = pack::pack(store, &hits, budget)?;
     explain.timings.pack = ms(t);
     if packing.entries.is_empty() {
