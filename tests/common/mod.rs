@@ -87,3 +87,57 @@ pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// A one-connection-at-a-time fake Ollama server on 127.0.0.1:0 that answers
+/// `/api/tags` with `model` listed and `/api/chat` with `pieces` as NDJSON,
+/// waiting `delay` between pieces. It stops when the test's process ends.
+pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::time::Duration) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(16) {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut first = String::new();
+            let _ = reader.read_line(&mut first);
+            let mut length = 0usize;
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            if first.contains("/api/tags") {
+                let json = format!("{{\"models\":[{{\"name\":\"{model}\"}}]}}");
+                let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
+                continue;
+            }
+            let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            let send = |conn: &mut std::net::TcpStream, line: String| {
+                let line = format!("{line}\n");
+                write!(conn, "{:x}\r\n{line}\r\n", line.len()).and_then(|_| conn.flush())
+            };
+            let mut ok = true;
+            for p in &pieces {
+                let line = serde_json::json!({"model": model, "message": {"role": "assistant", "content": p}, "done": false});
+                ok = send(&mut conn, line.to_string()).is_ok();
+                if !ok {
+                    break;
+                }
+                std::thread::sleep(delay);
+            }
+            if ok {
+                let done = serde_json::json!({"model": model, "message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 321, "eval_count": pieces.len()});
+                let _ = send(&mut conn, done.to_string());
+                let _ = write!(conn, "0\r\n\r\n");
+            }
+        }
+    });
+    url
+}

@@ -1,0 +1,148 @@
+//! `kebab ask` end to end: the built-in model over real notes, refusals,
+//! the JSON shape, the saved rows, a model server (fake, on 127.0.0.1:0)
+//! streaming through the CLI, and Ctrl-C.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, fake_ollama, stderr};
+
+fn notes(env: &Env) {
+    env.write(
+        "notes/cargo.md",
+        "# Cargo\n\n## New projects\n\nTo create a new project, run `cargo new hello` in a terminal. Cargo makes a folder with a manifest.\n\n\
+         ## Building\n\nRun `cargo build` to compile the project; the binary lands in the target folder.\n",
+    );
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps best at eighty degrees for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+}
+
+fn extractive(env: &Env) {
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+}
+
+fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let mut stmt = conn.prepare("SELECT question, refusal_reason, grounded FROM answers ORDER BY id").unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn the_builtin_model_answers_with_a_quote_and_a_source() {
+    let env = Env::new();
+    extractive(&env);
+    notes(&env);
+    let out = env.ok(&["ask", "How do I create a new project with cargo?"]);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"), "{out}");
+    assert!(out.contains("[1] notes/cargo.md:1-5 · Cargo > New projects"), "{out}");
+    assert!(out.lines().last().unwrap().contains("grounded"), "{out}");
+    assert_eq!(answers(&env), vec![("How do I create a new project with cargo?".to_string(), None, true)]);
+}
+
+#[test]
+fn an_off_topic_question_is_refused_by_the_gate() {
+    let env = Env::new();
+    extractive(&env);
+    notes(&env);
+    let out = env.run(&["ask", "--fail-on-refusal", "Which tea won the football world cup in 1998?"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused: score_gate"), "{text}");
+    assert_eq!(answers(&env)[0].1.as_deref(), Some("score_gate"));
+}
+
+#[test]
+fn json_prints_answer_v1_once() {
+    let env = Env::new();
+    extractive(&env);
+    notes(&env);
+    let v = env.json(&["ask", "--explain", "How many minutes does green tea steep?"]);
+    assert_eq!(v["schema_version"], "answer.v1");
+    assert_eq!(v["grounded"], true, "{v}");
+    assert_eq!(v["citations"][0]["marker"], "[1]");
+    assert_eq!(v["citations"][0]["citation"]["path"], "notes/tea.md");
+    assert_eq!(v["model"]["provider"], "extractive");
+    assert_eq!(v["prompt_template_version"], "rag-v2");
+    assert_eq!(v["retrieval"]["mode"], "lexical");
+    assert!(v["retrieval"]["trace_id"].as_str().unwrap().starts_with("ans-"));
+    assert!(v.get("conversation_id").is_none(), "single-shot asks carry no conversation");
+    assert!(v["explain"]["timings_ms"]["total"].as_f64().unwrap() >= 0.0);
+    assert_eq!(v["verification"]["unsupported"], serde_json::json!([]));
+}
+
+#[test]
+fn readonly_asks_run_but_are_not_saved() {
+    let env = Env::new();
+    extractive(&env);
+    notes(&env);
+    let out = env.run(&["--readonly", "ask", "How do I build the project with cargo?"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not saved"));
+    assert!(answers(&env).is_empty());
+}
+
+#[test]
+fn a_model_server_streams_through_the_cli_and_usage_is_recorded() {
+    let env = Env::new();
+    let url = fake_ollama("tiny", vec!["Run ", "\"cargo new hello\" ", "[#1]."], Duration::from_millis(10));
+    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"auto\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
+    notes(&env);
+    let v = env.json(&["ask", "How do I create a new project with cargo?"]);
+    assert_eq!(v["model"]["provider"], "ollama", "auto picks the server that has the model");
+    assert_eq!(v["answer"], "Run \"cargo new hello\" [#1].");
+    assert_eq!(v["grounded"], true);
+    assert_eq!(v["usage"]["prompt_tokens"], 321);
+    assert_eq!(v["usage"]["completion_tokens"], 3);
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let (model, prompt): (String, i64) =
+        conn.query_row("SELECT model, prompt_tokens FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!((model.as_str(), prompt), ("ollama/tiny", 321));
+}
+
+#[test]
+fn auto_without_a_server_uses_the_builtin_model_and_says_so() {
+    let env = Env::new();
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    env.write("config/kebab/config.toml", &format!("[llm]\nbase_url = \"http://127.0.0.1:{port}\"\n"));
+    notes(&env);
+    let out = env.run(&["ask", "How do I create a new project with cargo?"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("built-in extractive model"), "{}", stderr(&out));
+}
+
+#[test]
+fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
+    let env = Env::new();
+    let pieces: Vec<&'static str> = vec!["Run ", "\"cargo ", "new ", "hello\" ", "[#1] ", "then ", "wait ", "a ", "long ", "time."];
+    let url = fake_ollama("tiny", pieces, Duration::from_millis(400));
+    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
+    notes(&env);
+    let child = env.cmd(&["ask", "How do I create a new project with cargo?"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let killed = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let (reason, text): (String, String) =
+        conn.query_row("SELECT refusal_reason, answer FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!(reason, "llm_stream_aborted");
+    assert!(text.starts_with("Run ") && !text.contains("time."), "{text}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("refused: llm_stream_aborted"));
+}
+
+#[test]
+fn a_server_that_dies_is_a_clear_error_with_exit_2() {
+    let env = Env::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{port}\"\n"));
+    notes(&env);
+    let out = env.run(&["ask", "How do I create a new project with cargo?"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("127.0.0.1:{port}")) && err.contains("ollama serve"), "{err}");
+    assert_eq!(answers(&env)[0].1.as_deref(), Some("llm_stream_aborted"));
+}
