@@ -168,8 +168,14 @@ impl Kind {
 
     fn piece(self, text: &str) -> Step {
         chunk(&match self {
-            Kind::Ollama => format!("{}\n", json!({"model": "qwen", "message": {"role": "assistant", "content": text}, "done": false})),
-            Kind::OpenAi => format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})),
+            Kind::Ollama => format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": text}, "done": false})
+            ),
+            Kind::OpenAi => format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+            ),
         })
     }
 
@@ -286,7 +292,10 @@ fn a_stall_after_the_headers_times_out() {
         let started = Instant::now();
         let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(4), "{kind:?} took {:?}", started.elapsed());
-        assert!(matches!(err, LlmError::Timeout { secs: 1, ref partial, .. } if partial.is_empty()), "{kind:?}: {err:?}");
+        assert!(
+            matches!(err, LlmError::Timeout { secs: 1, ref partial, .. } if partial.is_empty()),
+            "{kind:?}: {err:?}"
+        );
     }
 }
 
@@ -316,7 +325,8 @@ fn a_stall_mid_stream_times_out_keeping_the_partial_text() {
 fn a_connection_cut_mid_stream_is_a_stream_error_keeping_the_partial_text() {
     for kind in BOTH {
         // The socket closes inside the chunked body: no terminating chunk.
-        let server = Server::start(vec![vec![stream_head(kind.content_type()), kind.piece("Half"), kind.piece(" done")]]);
+        let server =
+            Server::start(vec![vec![stream_head(kind.content_type()), kind.piece("Half"), kind.piece(" done")]]);
         let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
         assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
         assert_eq!(err.partial(), "Half done");
@@ -427,8 +437,13 @@ fn an_html_page_with_status_200_is_a_clear_error() {
 #[test]
 fn stop_after_two_pieces_returns_promptly_with_the_partial_text() {
     for kind in BOTH {
-        let script =
-            vec![stream_head(kind.content_type()), kind.piece("one"), kind.piece(" two"), wait(3000), kind.piece(" three")];
+        let script = vec![
+            stream_head(kind.content_type()),
+            kind.piece("one"),
+            kind.piece(" two"),
+            wait(3000),
+            kind.piece(" three"),
+        ];
         let server = Server::start(vec![script]);
         let model = kind.model(&server.url, Duration::from_secs(5));
         let mut calls = 0;
@@ -466,7 +481,8 @@ fn openai_error_event_mid_stream_is_a_stream_error() {
         "data: {\"error\":{\"message\":\"context length exceeded\",\"type\":\"server_error\"}}\n\n",
         "error: {\"code\":500,\"message\":\"context length exceeded\"}\n\n",
     ] {
-        let server = Server::start(vec![vec![stream_head("text/event-stream"), Kind::OpenAi.piece("So"), chunk(bad), end()]]);
+        let server =
+            Server::start(vec![vec![stream_head("text/event-stream"), Kind::OpenAi.piece("So"), chunk(bad), end()]]);
         let err = chat(&OpenAi::new(&server.url, "qwen", None, SEC)).0.unwrap_err();
         assert!(matches!(err, LlmError::Stream { ref message, .. } if message == "context length exceeded"), "{err:?}");
         assert_eq!(err.partial(), "So");
@@ -488,7 +504,9 @@ fn openai_accepts_a_server_that_ignores_stream_and_sends_one_json_answer() {
 fn openai_sends_the_key_as_bearer_and_never_shows_it() {
     let key = "sk-test-DO-NOT-LEAK-1234567890";
     // A server that echoes the credentials it got, as some proxies do.
-    let body = format!(r#"{{"error":{{"message":"Incorrect API key provided: Bearer {key}","type":"invalid_request_error"}}}}"#);
+    let body = format!(
+        r#"{{"error":{{"message":"Incorrect API key provided: Bearer {key}","type":"invalid_request_error"}}}}"#
+    );
     let server = Server::start(vec![vec![response("401 Unauthorized", "application/json", &body)]]);
     let model = OpenAi::new(&server.url, "qwen", Some(key.to_string()), SEC);
     let err = chat(&model).0.unwrap_err();

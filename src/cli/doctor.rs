@@ -2,6 +2,7 @@
 //! and prints a fix for each problem. Exits 2 when a check fails.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 use owo_colors::Style;
@@ -43,7 +44,8 @@ fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Opt
 pub fn run(ctx: &Ctx) -> Result<i32> {
     let mut checks = Vec::new();
     let cfg_path = &ctx.paths.config_file;
-    match Config::load(cfg_path) {
+    let cfg = Config::load(cfg_path);
+    match &cfg {
         Ok(_) if cfg_path.exists() => checks.push(check("config", Status::Ok, format!("{} parses", cfg_path.display()), None)),
         Ok(_) => checks.push(check(
             "config",
@@ -58,6 +60,9 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     }
     checks.push(data_dir_check(&ctx.paths.data_dir, ctx.readonly));
     database_checks(ctx, &mut checks);
+    if let Ok(cfg) = &cfg {
+        checks.push(llm_check(&cfg.llm));
+    }
 
     let ok = checks.iter().all(|c| c.status != Status::Fail);
     if ctx.out.json {
@@ -77,6 +82,45 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         }
     }
     Ok(if ok { 0 } else { 2 })
+}
+
+/// Whether the configured model can answer.
+fn llm_check(llm: &crate::config::LlmConfig) -> Check {
+    use crate::llm::{http, ollama};
+    let probe = Duration::from_secs(2);
+    let pull = format!("`ollama serve`, then `ollama pull {}`", llm.model);
+    match llm.provider.as_str() {
+        "extractive" => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
+        "openai" => {
+            let url = format!("{}/v1/models", llm.base_url.trim_end_matches('/').trim_end_matches("/v1"));
+            match http::get(&url, probe) {
+                Ok(r) if r.status().is_success() => check("llm", Status::Ok, format!("{url} answers"), None),
+                Ok(r) => check(
+                    "llm",
+                    Status::Fail,
+                    format!("{url} answered {}", r.status()),
+                    Some(format!("check llm.base_url and the key in ${}", llm.api_key_env)),
+                ),
+                Err(e) => check("llm", Status::Fail, e.to_string(), Some("start the server or fix llm.base_url".into())),
+            }
+        }
+        provider => match ollama::probe(&llm.base_url, &llm.model, probe) {
+            Ok(true) => check("llm", Status::Ok, format!("Ollama at {} has {}", llm.base_url, llm.model), None),
+            Ok(false) => check(
+                "llm",
+                if provider == "auto" { Status::Warn } else { Status::Fail },
+                format!("Ollama at {} does not have {}", llm.base_url, llm.model),
+                Some(format!("`ollama pull {}`", llm.model)),
+            ),
+            Err(e) if provider == "auto" => check(
+                "llm",
+                Status::Warn,
+                format!("{e}; answers use the built-in extractive model"),
+                Some(format!("for a generative model: {pull}; or set llm.provider = \"extractive\"")),
+            ),
+            Err(e) => check("llm", Status::Fail, e.to_string(), Some(pull)),
+        },
+    }
 }
 
 fn data_dir_check(dir: &Path, readonly: bool) -> Check {

@@ -56,7 +56,10 @@ impl Ollama {
                 let hint = if is_missing_model(&message) || status == 404 && message == "not found" {
                     Some(format!("run `ollama pull {}`", self.model))
                 } else if status == 404 {
-                    Some("is llm.base_url an Ollama server? (for an OpenAI-style server set llm.provider = \"openai\")".into())
+                    Some(
+                        "is llm.base_url an Ollama server? (for an OpenAI-style server set llm.provider = \"openai\")"
+                            .into(),
+                    )
                 } else {
                     None
                 };
@@ -148,7 +151,9 @@ pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<b
     };
     let wanted = without_latest(model);
     Ok(models.iter().any(|m| {
-        ["name", "model"].iter().any(|key| m.get(*key).and_then(Value::as_str).is_some_and(|n| without_latest(n) == wanted))
+        ["name", "model"]
+            .iter()
+            .any(|key| m.get(*key).and_then(Value::as_str).is_some_and(|n| without_latest(n) == wanted))
     }))
 }
 

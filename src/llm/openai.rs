@@ -107,7 +107,12 @@ impl OpenAi {
     }
 
     /// A server that ignored `stream: true` sent one JSON completion.
-    fn whole_answer(&self, url: &str, resp: ureq::http::Response<ureq::Body>, mut answer: Answer) -> Result<Completion, LlmError> {
+    fn whole_answer(
+        &self,
+        url: &str,
+        resp: ureq::http::Response<ureq::Body>,
+        mut answer: Answer,
+    ) -> Result<Completion, LlmError> {
         let body = http::read_body(resp, MAX_JSON_BODY).map_err(|e| http::stream_error(url, e.to_string(), ""))?;
         let json: Value = serde_json::from_str(&body)
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
@@ -154,7 +159,12 @@ impl ChatModel for OpenAi {
 }
 
 impl OpenAi {
-    fn read_events(&self, url: &str, mut lines: Lines<impl std::io::Read>, mut answer: Answer) -> Result<Completion, LlmError> {
+    fn read_events(
+        &self,
+        url: &str,
+        mut lines: Lines<impl std::io::Read>,
+        mut answer: Answer,
+    ) -> Result<Completion, LlmError> {
         let mut usage = Usage::default();
         let mut finished = false;
         loop {

@@ -135,7 +135,13 @@ mod tests {
     use crate::llm::{Message, Role};
 
     fn request(text: &str) -> ChatRequest {
-        ChatRequest { messages: vec![Message::new(Role::User, text)], temperature: 0.0, seed: Some(0), max_tokens: None, grounding: None }
+        ChatRequest {
+            messages: vec![Message::new(Role::User, text)],
+            temperature: 0.0,
+            seed: Some(0),
+            max_tokens: None,
+            grounding: None,
+        }
     }
 
     #[test]
