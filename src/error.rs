@@ -68,6 +68,12 @@ pub fn classify(err: &anyhow::Error) -> Failure {
             },
         };
     }
+    if let Some(llm) = err.chain().find_map(|c| c.downcast_ref::<crate::llm::LlmError>()) {
+        return Failure {
+            exit_code: 2,
+            doc: ErrorDoc { schema_version: "error.v1", code: "llm".into(), message: format!("{err:#}"), hint: llm.hint() },
+        };
+    }
     let code = if err.chain().any(|c| c.downcast_ref::<rusqlite::Error>().is_some()) { "database" } else { "runtime" };
     Failure {
         exit_code: 2,

@@ -128,16 +128,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         ctx.out.line(ctx.out.paint(footer(a), Style::new().dimmed()))?;
     }
     if let Some(err) = outcome.error {
-        let hint = err.hint();
-        let mut e = UserError::new("llm", err.to_string());
-        if let Some(h) = hint {
-            e = e.with_hint(h);
-        }
-        // A model failure is a runtime failure (exit 2), with the partial answer saved.
-        return Err(anyhow::anyhow!(e.message.clone()).context(format!(
-            "the answer was cut short and saved as aborted{}",
-            e.hint.map(|h| format!(" — {h}")).unwrap_or_default()
-        )));
+        // A model failure is a runtime failure (exit 2); the partial answer is saved.
+        return Err(anyhow::Error::new(err).context("the answer was cut short and saved as aborted"));
     }
     if cancel.load(Ordering::SeqCst) {
         return Ok(130);

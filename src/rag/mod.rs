@@ -102,6 +102,7 @@ pub fn ask(
 
     if store.chunk_count()? == 0 {
         let a = b.refusal("no_index", None, 0, Vec::new());
+        explain.timings.total = ms(started);
         return finish(store, a, explain, None, &[]);
     }
 
@@ -155,6 +156,7 @@ pub fn ask(
         let a = b.refusal("no_chunks", top_score, hits.len(), Vec::new());
         explain.hits = hits;
         explain.packing = packing;
+        explain.timings.total = ms(started);
         return finish(store, a, explain, None, &[]);
     }
 
