@@ -146,3 +146,14 @@ fn a_server_that_dies_is_a_clear_error_with_exit_2() {
     assert!(err.contains(&format!("127.0.0.1:{port}")) && err.contains("ollama serve"), "{err}");
     assert_eq!(answers(&env)[0].1.as_deref(), Some("llm_stream_aborted"));
 }
+
+#[test]
+fn escape_sequences_in_notes_never_reach_the_terminal_through_an_answer() {
+    let env = Env::new();
+    extractive(&env);
+    env.write("notes/evil.md", "# Evil\n\nThe kettle whistles \u{1b}[2J\u{1b}]0;pwned\u{7} when the water boils hard.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.ok(&["ask", "When does the kettle whistle?"]);
+    assert!(out.contains("[1] notes/evil.md"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+}
