@@ -17,8 +17,9 @@
 //!
 //! * `before_model, all`: retrieve + gate + pack + render (`timings.before_model`); for a
 //!   question refused before the model it is the time to that refusal (`timings.total`);
-//! * `before_model, to model`, `first_token`, `total, to model`: over the questions that
-//!   reached the model only (`first_token` is the model's own, from its call);
+//! * `before_model, to model` (and its `retrieve`, `gate`, `pack` stages; rendering is the
+//!   rest), `first_token`, `total, to model`: over the questions that reached the model
+//!   only (`first_token` is the model's own, from its call);
 //! * `kebab share of TTFT %`: per question, before_model / (before_model + first_token);
 //! * `ask() call, all`: wall time of the call, which adds saving the answer.
 //!
@@ -41,9 +42,9 @@ use anyhow::{Context, Result, bail};
 use common::{RUST_BOOK_QUERIES, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, write_corpus};
 use kebab::config::Config;
 use kebab::ingest::{FormatChoice, IngestOptions};
+use kebab::llm::ChatModel;
 use kebab::llm::extractive::Extractive;
 use kebab::llm::scripted::Scripted;
-use kebab::llm::ChatModel;
 use kebab::rag::{self, AskOptions};
 use kebab::search::{Mode, query};
 use kebab::store::Store;
@@ -161,6 +162,9 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
         };
         row("before_model, all", s.before_all);
         row("before_model, to model", s.before_model);
+        row("  retrieve", s.retrieve);
+        row("  gate", s.gate);
+        row("  pack", s.pack);
         row("first_token", s.first_token);
         row("kebab share of TTFT %", s.share);
         row("total, to model", s.total);
@@ -174,6 +178,9 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
 struct Samples {
     before_all: Vec<f64>,
     before_model: Vec<f64>,
+    retrieve: Vec<f64>,
+    gate: Vec<f64>,
+    pack: Vec<f64>,
     first_token: Vec<f64>,
     share: Vec<f64>,
     total: Vec<f64>,
@@ -196,6 +203,9 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
     let mut s = Samples {
         before_all: Vec::new(),
         before_model: Vec::new(),
+        retrieve: Vec::new(),
+        gate: Vec::new(),
+        pack: Vec::new(),
         first_token: Vec::new(),
         share: Vec::new(),
         total: Vec::new(),
@@ -229,6 +239,9 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
                     s.run.to_model += 1;
                     s.before_all.push(tm.before_model);
                     s.before_model.push(tm.before_model);
+                    s.retrieve.push(tm.retrieve);
+                    s.gate.push(tm.gate);
+                    s.pack.push(tm.pack);
                     s.first_token.push(ft);
                     s.share.push(100.0 * tm.before_model / (tm.before_model + ft));
                     s.total.push(tm.total);
@@ -303,12 +316,12 @@ fn print_table(rows: &[Row], runs: &[Run]) {
         );
     }
     println!("ms unless marked %; `to model` = questions that reached the model; first_token is the model's own\n");
-    println!("{:<16} {:<10}  {:<30} {:>5} {:>8} {:>8} {:>8}  refused before the model", "corpus", "model", "score gate", "asked", "to model", "grounded", "verified");
+    println!("{:<16} {:<10}  {:<33} {:>5} {:>8} {:>8} {:>8}  refused before the model", "corpus", "model", "score gate", "asked", "to model", "grounded", "verified");
     for r in runs {
         let refused: Vec<String> = r.refused.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let refused = if refused.is_empty() { "none".to_string() } else { refused.join(", ") };
         println!(
-            "{:<16} {:<10}  {:<30} {:>5} {:>8} {:>8} {:>8}  {refused}",
+            "{:<16} {:<10}  {:<33} {:>5} {:>8} {:>8} {:>8}  {refused}",
             r.corpus, r.model, r.gate, r.asked, r.to_model, r.grounded, r.verified
         );
     }
