@@ -102,8 +102,7 @@ pub fn ask(
 
     if store.chunk_count()? == 0 {
         let a = b.refusal("no_index", None, 0, Vec::new());
-        explain.timings.total = ms(started);
-        return finish(store, a, explain, None, &[]);
+        return finish(store, a, explain, None, &[], started);
     }
 
     // Retrieve.
@@ -113,8 +112,7 @@ pub fn ask(
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
-        explain.timings.total = ms(started);
-        return finish(store, a, explain, None, &[]);
+        return finish(store, a, explain, None, &[], started);
     }
 
     // Gate.
@@ -138,8 +136,7 @@ pub fn ask(
             .collect();
         let a = b.refusal("score_gate", top_score, hits.len(), candidates);
         explain.hits = hits;
-        explain.timings.total = ms(started);
-        return finish(store, a, explain, None, &[]);
+        return finish(store, a, explain, None, &[], started);
     }
 
     // Pack.
@@ -156,8 +153,7 @@ pub fn ask(
         let a = b.refusal("no_chunks", top_score, hits.len(), Vec::new());
         explain.hits = hits;
         explain.packing = packing;
-        explain.timings.total = ms(started);
-        return finish(store, a, explain, None, &[]);
+        return finish(store, a, explain, None, &[], started);
     }
 
     // Render and generate.
@@ -208,13 +204,24 @@ pub fn ask(
         verification,
     };
     explain.hits = hits;
-    explain.timings.total = ms(started);
     let packed = packing.entries.clone();
     explain.packing = packing;
-    finish(store, a, explain, g.error, &packed)
+    finish(store, a, explain, g.error, &packed, started)
 }
 
-fn finish(store: &Store, mut a: Answer, explain: Explain, error: Option<LlmError>, packed: &[pack::Packed]) -> Result<AskOutcome> {
+fn finish(
+    store: &Store,
+    mut a: Answer,
+    mut explain: Explain,
+    error: Option<LlmError>,
+    packed: &[pack::Packed],
+    started: Instant,
+) -> Result<AskOutcome> {
+    explain.timings.total = ms(started);
+    if matches!(a.refusal_reason, Some("no_index" | "no_chunks" | "score_gate")) {
+        // Refused before any model call: all of it was "before the model".
+        explain.timings.before_model = explain.timings.total;
+    }
     // Single-shot asks retrieve with the question itself.
     let question = a.retrieval.retrieval_query.clone();
     let answer_id = if store.is_readonly() { None } else { Some(persist::persist(store, &a, &question, packed, None)?) };
