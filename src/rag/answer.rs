@@ -39,6 +39,10 @@ pub struct UsageInfo {
     pub prompt_tokens: Option<u32>,
     pub completion_tokens: Option<u32>,
     pub latency_ms: u64,
+    /// True when the provider reported no token counts and these are kebab's
+    /// script-aware estimates.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// A near miss shown with a `score_gate` refusal.

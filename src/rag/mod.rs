@@ -185,6 +185,7 @@ pub fn ask(
         markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
 
     // Build.
+    let usage_info = usage(&g, &req);
     let a = Answer {
         schema_version: "answer.v1",
         answer: g.text,
@@ -194,11 +195,7 @@ pub fn ask(
         model: b.model.clone(),
         prompt_template_version: template.as_str().to_string(),
         retrieval: b.retrieval(top_score, hits.len(), packing.entries.len()),
-        usage: UsageInfo {
-            prompt_tokens: g.usage.prompt_tokens,
-            completion_tokens: g.usage.completion_tokens,
-            latency_ms: started.elapsed().as_millis() as u64,
-        },
+        usage: usage_info,
         created_at: now_rfc3339(),
         candidates: Vec::new(),
         verification,
@@ -218,6 +215,7 @@ fn finish(
     started: Instant,
 ) -> Result<AskOutcome> {
     explain.timings.total = ms(started);
+    a.usage.latency_ms = started.elapsed().as_millis() as u64;
     if matches!(a.refusal_reason, Some("no_index" | "no_chunks" | "score_gate")) {
         // Refused before any model call: all of it was "before the model".
         explain.timings.before_model = explain.timings.total;
@@ -227,6 +225,19 @@ fn finish(
     let answer_id = if store.is_readonly() { None } else { Some(persist::persist(store, &a, &question, packed, None)?) };
     a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
     Ok(AskOutcome { answer: a, explain, error, answer_id })
+}
+
+/// The provider's token counts, or — when it reported none, as some
+/// OpenAI-compatible servers do when streaming — kebab's estimates, marked so.
+fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
+    let estimated = g.usage.prompt_tokens.is_none() && g.usage.completion_tokens.is_none();
+    let prompt = || req.messages.iter().map(|m| estimate_tokens(&m.content) as u32).sum();
+    UsageInfo {
+        prompt_tokens: if estimated { Some(prompt()) } else { g.usage.prompt_tokens },
+        completion_tokens: if estimated { Some(estimate_tokens(&g.text) as u32) } else { g.usage.completion_tokens },
+        latency_ms: 0,
+        estimated,
+    }
 }
 
 fn ms(t: Instant) -> f64 {
@@ -283,5 +294,31 @@ impl Builder<'_> {
             candidates,
             verification: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Message, Role, Usage};
+
+    fn generated(usage: Usage) -> generate::Generated {
+        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None }
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, grounding: None }
+    }
+
+    #[test]
+    fn reported_usage_is_kept_as_reported() {
+        let u = usage(&generated(Usage { prompt_tokens: Some(40), completion_tokens: Some(7) }), &request());
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.estimated), (Some(40), Some(7), false));
+    }
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let u = usage(&generated(Usage::default()), &request());
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.estimated), (Some(3), Some(2), true));
     }
 }

@@ -15,9 +15,9 @@ pub fn persist(store: &Store, a: &Answer, question: &str, packed: &[Packed], hop
         .execute(
             "INSERT INTO answers(created_at, question, retrieval_query, answer, grounded, refusal_reason, model,
                embedding_model, template, mode, k, score_gate, top_score, chunks_returned, chunks_used,
-               citations_json, packed_chunks_json, prompt_tokens, completion_tokens, latency_ms,
+               citations_json, packed_chunks_json, prompt_tokens, completion_tokens, usage_estimated, latency_ms,
                conversation_id, turn_index, hops_json, verification_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?22, ?19,
                NULL, NULL, ?20, ?21)",
             params![
                 a.created_at,
@@ -41,6 +41,7 @@ pub fn persist(store: &Store, a: &Answer, question: &str, packed: &[Packed], hop
                 a.usage.latency_ms as i64,
                 hops_json,
                 a.verification.as_ref().map(serde_json::to_string).transpose()?,
+                a.usage.estimated,
             ],
         )
         .context("saving the answer")?;

@@ -20,6 +20,7 @@ CREATE TABLE answers (
     packed_chunks_json  TEXT NOT NULL,          -- what the model saw: ids, paths, lines, text
     prompt_tokens       INTEGER,
     completion_tokens   INTEGER,
+    usage_estimated     INTEGER NOT NULL DEFAULT 0,   -- 1: the provider reported no counts; these are kebab's estimates
     latency_ms          INTEGER NOT NULL,
     conversation_id     INTEGER,
     turn_index          INTEGER,
