@@ -12,6 +12,15 @@ fn three_notes(env: &Env) {
     env.write("notes/sub/c.md", "# Gamma\n\nCopper kettles tarnish.\n");
 }
 
+/// Three notes, ingested once; returns the env and the notes folder's path.
+fn ingested_notes() -> (Env, String) {
+    let env = Env::new();
+    three_notes(&env);
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.ok(&["ingest", &notes]);
+    (env, notes)
+}
+
 /// chunk ids of every hit for `query`, keyed by path.
 fn chunk_ids(env: &Env, query: &str) -> Vec<(String, i64)> {
     let v = env.json(&["search", "-k", "50", query]);
@@ -35,11 +44,8 @@ fn first_ingest_adds_every_supported_file_and_ignores_others() {
 
 #[test]
 fn unchanged_tree_touches_nothing_and_says_so() {
-    let env = Env::new();
-    three_notes(&env);
-    let notes = env.notes();
-    let notes = notes.to_str().unwrap();
-    env.ok(&["ingest", notes]);
+    let (env, notes) = ingested_notes();
+    let notes = notes.as_str();
     let before = chunk_ids(&env, "heron lanterns copper");
     let s = env.json(&["ingest", notes]);
     assert_eq!((s["added"].as_u64(), s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(0), Some(0), Some(3)));
@@ -51,11 +57,8 @@ fn unchanged_tree_touches_nothing_and_says_so() {
 
 #[test]
 fn editing_one_file_rechunks_only_that_file() {
-    let env = Env::new();
-    three_notes(&env);
-    let notes = env.notes();
-    let notes = notes.to_str().unwrap();
-    env.ok(&["ingest", notes]);
+    let (env, notes) = ingested_notes();
+    let notes = notes.as_str();
     let before = chunk_ids(&env, "heron lanterns copper");
     env.write("notes/b.txt", "Plain text about lanterns, now edited.\n");
     let s = env.json(&["ingest", notes]);
@@ -73,11 +76,8 @@ fn editing_one_file_rechunks_only_that_file() {
 
 #[test]
 fn deleted_files_are_kept_until_prune_removes_them() {
-    let env = Env::new();
-    three_notes(&env);
-    let notes = env.notes();
-    let notes = notes.to_str().unwrap();
-    env.ok(&["ingest", notes]);
+    let (env, notes) = ingested_notes();
+    let notes = notes.as_str();
     std::fs::remove_file(env.path("notes/sub/c.md")).unwrap();
     let s = env.json(&["ingest", notes]);
     assert_eq!((s["removed"].as_u64(), s["missing"].as_u64()), (Some(0), Some(1)));
