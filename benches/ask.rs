@@ -224,7 +224,7 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
                 }
                 Which::Extractive => &Extractive,
             };
-            let opts = AskOptions { question: q.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None };
+            let opts = AskOptions { question: q.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true };
             let t = Instant::now();
             let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &cancel)?;
             let wall = t.elapsed().as_secs_f64() * 1000.0;

@@ -42,7 +42,7 @@ fn kb() -> Kb {
 }
 
 fn opts(q: &str) -> AskOptions {
-    AskOptions { question: q.into(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None }
+    AskOptions { question: q.into(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true }
 }
 
 fn ask(kb: &Kb, model: &dyn ChatModel, q: &str) -> AskOutcome {

@@ -212,6 +212,7 @@ fn request() -> ChatRequest {
         temperature: 0.0,
         seed: Some(42),
         max_tokens: None,
+        stream: true,
         grounding: None,
     }
 }

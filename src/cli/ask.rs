@@ -40,7 +40,7 @@ pub struct Args {
     temperature: Option<f32>,
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// Print the answer when it is complete instead of as it streams
+    /// Ask the model for the whole answer at once and print it when complete
     #[arg(long)]
     no_stream: bool,
     /// Exit 3 when the answer is a refusal
@@ -98,6 +98,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         template: args.template,
         temperature: args.temperature,
         seed: args.seed,
+        stream: !args.no_stream,
     };
     let stream = !ctx.out.json && !args.no_stream;
     let mut streamed = false;

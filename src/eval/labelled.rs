@@ -67,7 +67,7 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
     let never = AtomicBool::new(false);
     let mut rows = Vec::new();
     for item in items {
-        let opts = AskOptions { question: item.question.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None };
+        let opts = AskOptions { question: item.question.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true };
         let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &never)?;
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();

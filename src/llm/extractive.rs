@@ -241,6 +241,7 @@ mod tests {
             temperature: 0.0,
             seed: None,
             max_tokens: None,
+            stream: true,
             grounding: Some(grounding("borrow checker rules", &["The borrow checker enforces the borrowing rules at compile time."])),
         };
         let mut got = Vec::new();

@@ -51,6 +51,10 @@ pub struct ChatRequest {
     pub seed: Option<u64>,
     /// Upper bound on completion tokens, if the caller wants one.
     pub max_tokens: Option<u32>,
+    /// Ask the server to stream. Without it an OpenAI-compatible server sends
+    /// one answer with its token usage — which some (llama-cpp-python) only
+    /// report that way. Ollama always streams; its final line carries usage.
+    pub stream: bool,
     /// The question and numbered evidence behind the prompt, for models that
     /// work on them directly (the built-in extractive model); `None` outside
     /// the ask pipeline. Server models read the rendered messages instead.

@@ -183,6 +183,7 @@ mod tests {
             temperature: 0.0,
             seed: Some(7),
             max_tokens: None,
+            stream: true,
             grounding: None,
         };
         let body = model.body(&req);

@@ -72,10 +72,12 @@ impl OpenAi {
         let mut body = json!({
             "model": self.model,
             "messages": messages,
-            "stream": true,
-            "stream_options": {"include_usage": true},
+            "stream": req.stream,
             "temperature": http::temperature(req.temperature),
         });
+        if req.stream {
+            body["stream_options"] = json!({"include_usage": true});
+        }
         if let Some(seed) = req.seed {
             body["seed"] = json!(seed);
         }
@@ -260,6 +262,7 @@ mod tests {
             temperature: 0.2,
             seed: None,
             max_tokens: Some(10),
+            stream: true,
             grounding: None,
         };
         let body = model("http://h:1", None).body(&req);
@@ -267,5 +270,20 @@ mod tests {
         assert_eq!(body["max_tokens"], json!(10));
         assert!(body.get("seed").is_none());
         assert_eq!(body["messages"][1]["role"], json!("user"));
+    }
+
+    #[test]
+    fn a_request_without_stream_asks_for_one_answer() {
+        let req = ChatRequest {
+            messages: vec![Message::new(Role::User, "q")],
+            temperature: 0.0,
+            seed: Some(1),
+            max_tokens: None,
+            stream: false,
+            grounding: None,
+        };
+        let body = model("http://h:1", None).body(&req);
+        assert_eq!(body["stream"], json!(false));
+        assert!(body.get("stream_options").is_none());
     }
 }

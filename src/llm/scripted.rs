@@ -140,6 +140,7 @@ mod tests {
             temperature: 0.0,
             seed: Some(0),
             max_tokens: None,
+            stream: true,
             grounding: None,
         }
     }

@@ -37,6 +37,8 @@ pub struct AskOptions {
     pub template: Option<Template>,
     pub temperature: Option<f32>,
     pub seed: Option<u64>,
+    /// Ask the model server to stream (tokens reach the sink as they come).
+    pub stream: bool,
 }
 
 /// Stage timings, in milliseconds.
@@ -162,6 +164,7 @@ pub fn ask(
         temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
         seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
         max_tokens: None,
+        stream: opts.stream,
         grounding: Some(Grounding {
             question: opts.question.clone(),
             evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
@@ -307,7 +310,7 @@ mod tests {
     }
 
     fn request() -> ChatRequest {
-        ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, grounding: None }
+        ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: None }
     }
 
     #[test]
