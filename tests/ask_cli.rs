@@ -120,11 +120,22 @@ fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
     let url = fake_ollama("tiny", pieces, Duration::from_millis(400));
     env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
     notes(&env);
-    let child = env.cmd(&["ask", "How do I create a new project with cargo?"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    let mut child = env
+        .cmd(&["ask", "How do I create a new project with cargo?"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first streamed piece: by then the Ctrl-C handler is installed.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
     let killed = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut rest).unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = [first.to_vec(), rest].concat();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let conn = rusqlite::Connection::open(env.database()).unwrap();
     let (reason, text): (String, String) =
