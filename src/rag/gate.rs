@@ -10,8 +10,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::search::SearchHit;
-use crate::search::query;
+use crate::search::{SearchHit, lexical, query};
 use crate::store::Store;
 
 /// How many of the top hits compete for "best evidence".
@@ -35,7 +34,8 @@ pub struct GateReport {
     pub terms: Vec<TermWeight>,
 }
 
-pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64) -> Result<GateReport> {
+/// `chunks` is the number of chunks in the index (the caller has counted them).
+pub fn lexical(store: &Store, chunks: i64, question: &str, hits: &[SearchHit], threshold: f64) -> Result<GateReport> {
     let terms: Vec<query::Term> = query::terms(question)
         .into_iter()
         .filter(|t| !query::is_question_word(&t.word))
@@ -47,7 +47,7 @@ pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64
         let passed = !top.is_empty();
         return Ok(GateReport { top_score: if passed { 1.0 } else { 0.0 }, threshold, passed, best_chunk: top.first().copied(), terms: Vec::new() });
     }
-    let n: f64 = store.conn().query_row("SELECT count(*) FROM chunks", [], |r| r.get::<_, i64>(0))? as f64;
+    let n = chunks as f64;
     let marks = vec!["?"; top.len()].join(",");
     let in_top_sql = format!("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})");
     let mut weights = Vec::new();
@@ -62,9 +62,8 @@ pub fn lexical(store: &Store, question: &str, hits: &[SearchHit], threshold: f64
         // should outweigh several common words they have.
         weights.push(((n - df + 0.5) / (df + 0.5) + 1.0).ln().powi(2));
         let mut stmt = store.conn().prepare_cached(&in_top_sql)?;
-        let params = std::iter::once(rusqlite::types::Value::from(expr))
-            .chain(top.iter().map(|&id| rusqlite::types::Value::from(id)));
-        let ids: Vec<i64> = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let ids: Vec<i64> =
+            stmt.query_map(lexical::match_among_params(&expr, &top), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         contains.push(ids);
     }
     let total: f64 = weights.iter().sum();

@@ -94,6 +94,7 @@ pub fn ask(
     let mut explain = Explain::default();
     let b = Builder {
         question: &opts.question,
+        mode: opts.mode,
         template,
         k,
         threshold,
@@ -102,7 +103,8 @@ pub fn ask(
         started,
     };
 
-    if store.chunk_count()? == 0 {
+    let chunks = store.chunk_count()?;
+    if chunks == 0 {
         let a = b.refusal("no_index", None, 0, Vec::new());
         return finish(store, a, explain, None, &[], started);
     }
@@ -119,7 +121,7 @@ pub fn ask(
 
     // Gate.
     let t = Instant::now();
-    let report = gate::lexical(store, &opts.question, &hits, threshold)?;
+    let report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -250,6 +252,7 @@ fn ms(t: Instant) -> f64 {
 /// The parts of an `Answer` every path shares.
 struct Builder<'a> {
     question: &'a str,
+    mode: Mode,
     template: Template,
     k: usize,
     threshold: f64,
@@ -262,7 +265,7 @@ impl Builder<'_> {
     fn retrieval(&self, top_score: Option<f64>, returned: usize, used: usize) -> RetrievalInfo {
         RetrievalInfo {
             trace_id: String::new(),
-            mode: Mode::Lexical.as_str().to_string(),
+            mode: self.mode.as_str().to_string(),
             k: self.k,
             score_gate: self.threshold,
             top_score,

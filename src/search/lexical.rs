@@ -170,8 +170,16 @@ fn snippets_for(store: &Store, table: &str, expr: &str, ids: &[i64]) -> Result<H
          WHERE {table} MATCH ? AND rowid IN ({marks})"
     );
     let mut stmt = store.conn().prepare_cached(&sql)?;
+    let rows = stmt.query_map(match_among_params(expr, ids), |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Parameters for `… MATCH ? AND rowid IN (?, …)`: the expression, then the ids.
+pub(crate) fn match_among_params<'a>(
+    expr: &str,
+    ids: &'a [i64],
+) -> rusqlite::ParamsFromIter<impl Iterator<Item = rusqlite::types::Value> + 'a> {
     let params = std::iter::once(rusqlite::types::Value::from(expr.to_string()))
         .chain(ids.iter().map(|&id| rusqlite::types::Value::from(id)));
-    let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    rusqlite::params_from_iter(params)
 }
