@@ -46,7 +46,7 @@ use kebab::llm::ChatModel;
 use kebab::llm::extractive::Extractive;
 use kebab::llm::scripted::Scripted;
 use kebab::rag::{self, AskOptions};
-use kebab::search::{Mode, query};
+use kebab::search::query;
 use kebab::store::Store;
 use serde_json::json;
 
@@ -224,7 +224,7 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
                 }
                 Which::Extractive => &Extractive,
             };
-            let opts = AskOptions { question: q.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true };
+            let opts = AskOptions::new(q.clone());
             let t = Instant::now();
             let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &cancel)?;
             let wall = t.elapsed().as_secs_f64() * 1000.0;

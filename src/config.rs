@@ -68,11 +68,22 @@ pub struct RagConfig {
     pub max_context_tokens: usize,
     /// Per-mode refusal thresholds; see README "The gate".
     pub score_gate: ScoreGate,
+    /// Most earlier turns of a conversation put into the prompt (newest first).
+    pub history_max_turns: usize,
+    /// How much of the previous answer (in characters) joins a follow-up's
+    /// retrieval query; 0 turns expansion off.
+    pub expansion_chars: usize,
 }
 
 impl Default for RagConfig {
     fn default() -> Self {
-        RagConfig { prompt_template_version: "rag-v2".into(), max_context_tokens: 6000, score_gate: ScoreGate::default() }
+        RagConfig {
+            prompt_template_version: "rag-v2".into(),
+            max_context_tokens: 6000,
+            score_gate: ScoreGate::default(),
+            history_max_turns: 8,
+            expansion_chars: 200,
+        }
     }
 }
 
@@ -201,6 +212,12 @@ impl Config {
         if !(0.0..=1.0).contains(&self.rag.score_gate.lexical_cjk) {
             return Err(bad("rag.score_gate.lexical_cjk", "must be between 0 and 1"));
         }
+        if self.rag.history_max_turns > 100 {
+            return Err(bad("rag.history_max_turns", "must be at most 100"));
+        }
+        if self.rag.expansion_chars > 10_000 {
+            return Err(bad("rag.expansion_chars", "must be at most 10000"));
+        }
         if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
             return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
         }
@@ -285,6 +302,12 @@ max_context_tokens = {mct}
 # lexical: share (IDF²-weighted) of the question's content words found in the best
 # chunk; lexical_cjk: the same for Korean/CJK questions (calibration: README).
 score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk} }}
+# In a conversation: how many earlier turns go into the prompt (newest first,
+# the oldest dropped first when the model's context runs short).
+history_max_turns = {hist}
+# In a conversation: how many characters of the previous answer join a follow-up
+# question's retrieval query (0 = search with the question alone).
+expansion_chars = {exp}
 
 [llm]
 # auto: the Ollama server below when it answers and has the model, else the
@@ -310,6 +333,8 @@ timeout_secs = {timeout}
         mct = d.rag.max_context_tokens,
         gate = d.rag.score_gate.lexical,
         gate_cjk = d.rag.score_gate.lexical_cjk,
+        hist = d.rag.history_max_turns,
+        exp = d.rag.expansion_chars,
         provider = d.llm.provider,
         model = d.llm.model,
         base_url = d.llm.base_url,

@@ -10,6 +10,8 @@ pub mod ingest;
 pub mod llm;
 pub mod rag;
 pub mod render;
+pub mod repl;
 pub mod script;
 pub mod search;
+pub mod session;
 pub mod store;

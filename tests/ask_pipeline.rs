@@ -11,7 +11,7 @@ use kebab::llm::scripted::Scripted;
 use kebab::llm::{ChatModel, Role};
 use kebab::rag::render::Template;
 use kebab::rag::{self, AskOptions, AskOutcome};
-use kebab::search::Mode;
+
 use kebab::store::Store;
 
 struct Kb {
@@ -42,7 +42,7 @@ fn kb() -> Kb {
 }
 
 fn opts(q: &str) -> AskOptions {
-    AskOptions { question: q.into(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true }
+    AskOptions::new(q)
 }
 
 fn ask(kb: &Kb, model: &dyn ChatModel, q: &str) -> AskOutcome {

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
-use owo_colors::Style;
 use serde::Serialize;
 
 use super::Ctx;
@@ -15,9 +14,11 @@ use crate::error::UserError;
 use crate::llm::auto;
 use crate::rag::answer::Answer;
 use crate::rag::render::Template;
-use crate::rag::{self, AskOptions, Explain};
-use crate::render::one_line;
+use crate::rag::explain::ExplainRecord;
+use crate::rag::{self, AskOptions};
+use crate::render::answer;
 use crate::script::printable;
+use crate::session;
 use crate::search::Mode;
 
 #[derive(Debug, clap::Args)]
@@ -46,6 +47,9 @@ pub struct Args {
     /// Exit 3 when the answer is a refusal
     #[arg(long)]
     fail_on_refusal: bool,
+    /// Ask as the next turn of this conversation (created on first use)
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -53,17 +57,7 @@ struct AnswerWithExplain<'a> {
     #[serde(flatten)]
     answer: &'a Answer,
     #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<ExplainDoc<'a>>,
-}
-
-#[derive(Serialize)]
-struct ExplainDoc<'a> {
-    gate: &'a Option<rag::gate::GateReport>,
-    hits: Vec<serde_json::Value>,
-    budget_tokens: usize,
-    used_tokens: usize,
-    packed: Vec<serde_json::Value>,
-    timings_ms: &'a rag::Timings,
+    explain: Option<ExplainRecord>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
@@ -81,6 +75,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if store.is_readonly() {
         ctx.out.notice("read-only: this answer is not saved");
     }
+    let conversation = match &args.session {
+        Some(name) if store.is_readonly() => {
+            // Read-only: earlier turns still give context, but nothing is created.
+            session::check_name(name)?;
+            session::find(&store, name)?
+        }
+        Some(name) => Some(session::open_or_create(&store, name)?),
+        None => None,
+    };
     let selected = auto::select(&cfg.llm);
     if let Some(note) = &selected.note {
         ctx.out.notice(note);
@@ -99,6 +102,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         temperature: args.temperature,
         seed: args.seed,
         stream: !args.no_stream,
+        conversation: None,
     };
     let stream = !ctx.out.json && !args.no_stream;
     let mut streamed = false;
@@ -110,11 +114,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         let mut out = std::io::stdout().lock();
         write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
     };
-    let outcome = rag::ask(&store, &cfg, selected.model.as_ref(), &opts, &mut sink, &cancel)?;
+    let model = selected.model.as_ref();
+    let outcome = match &conversation {
+        Some(c) => session::ask_turn(&store, &cfg, model, c, opts, &mut sink, &cancel)?,
+        None => rag::ask(&store, &cfg, model, &opts, &mut sink, &cancel)?,
+    };
     let a = &outcome.answer;
 
     if ctx.out.json {
-        let explain = args.explain.then(|| explain_doc(&outcome.explain));
+        let explain = args.explain.then(|| outcome.explain.record());
         ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
     } else {
         if streamed {
@@ -122,11 +130,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         } else {
             ctx.out.line(printable(&a.answer))?;
         }
-        print_sources(ctx, a)?;
+        answer::print_sources(&ctx.out, a)?;
         if args.explain {
-            print_explain(ctx, &outcome.explain)?;
+            answer::print_explain(&ctx.out, a, &outcome.explain.record())?;
         }
-        ctx.out.line(ctx.out.paint(footer(a), Style::new().dimmed()))?;
+        answer::print_footer(&ctx.out, a)?;
     }
     if let Some(err) = outcome.error {
         // A model failure is a runtime failure (exit 2); the partial answer is saved.
@@ -139,101 +147,4 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Ok(3);
     }
     Ok(0)
-}
-
-fn print_sources(ctx: &Ctx, a: &Answer) -> Result<()> {
-    for c in &a.citations {
-        let mut line = format!("{} {}:{}-{}", c.marker, one_line(&c.citation.path), c.citation.start, c.citation.end);
-        if let Some(s) = &c.citation.section {
-            line.push_str(&format!(" · {}", one_line(s)));
-        }
-        ctx.out.line(line)?;
-    }
-    if let Some(v) = &a.verification {
-        for q in &v.unsupported {
-            ctx.out.line(ctx.out.paint(
-                format!("unsupported quote [{}]: \u{201C}{}\u{201D} is not in that source", q.marker, one_line(&q.text)),
-                Style::new().yellow(),
-            ))?;
-        }
-    }
-    for c in &a.candidates {
-        let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
-        ctx.out.line(format!("closest: {}:{}-{}{section} (bm25 {:.2})", one_line(&c.path), c.start, c.end, c.score))?;
-    }
-    Ok(())
-}
-
-fn footer(a: &Answer) -> String {
-    let r = &a.retrieval;
-    let verdict = match a.refusal_reason {
-        None => "grounded".to_string(),
-        Some(reason) => format!("refused: {reason}"),
-    };
-    let top = r.top_score.map_or("–".to_string(), |s| format!("{s:.2}"));
-    format!(
-        "{}/{} · {} · {}/{} chunks · top {top} (gate {:.2}) · {} ms · {verdict}",
-        a.model.provider, a.model.id, r.mode, r.chunks_used, r.chunks_returned, r.score_gate, a.usage.latency_ms
-    )
-}
-
-fn explain_doc(e: &Explain) -> ExplainDoc<'_> {
-    let packed: Vec<i64> = e.packing.entries.iter().map(|p| p.chunk_id).collect();
-    ExplainDoc {
-        gate: &e.gate,
-        hits: e
-            .hits
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "rank": h.rank, "chunk_id": h.chunk_id, "path": h.citation.path, "start": h.citation.start,
-                    "end": h.citation.end, "lexical_score": h.retrieval.lexical_score, "lexical_rank": h.retrieval.lexical_rank,
-                    "packed": packed.contains(&h.chunk_id),
-                })
-            })
-            .collect(),
-        budget_tokens: e.packing.budget_tokens,
-        used_tokens: e.packing.used_tokens,
-        packed: e
-            .packing
-            .entries
-            .iter()
-            .map(|p| serde_json::json!({"n": p.n, "chunk_id": p.chunk_id, "path": p.doc_path, "tokens": p.tokens, "truncated": p.truncated}))
-            .collect(),
-        timings_ms: &e.timings,
-    }
-}
-
-fn print_explain(ctx: &Ctx, e: &Explain) -> Result<()> {
-    let d = explain_doc(e);
-    if let Some(g) = &e.gate {
-        ctx.out.line(format!("gate: coverage {:.2} vs threshold {:.2} → {}", g.top_score, g.threshold, if g.passed { "pass" } else { "refuse" }))?;
-        let terms: Vec<String> =
-            g.terms.iter().map(|t| format!("{}{} (idf {:.1})", if t.covered { "+" } else { "-" }, t.term, t.idf)).collect();
-        ctx.out.line(format!("      terms: {}", terms.join(", ")))?;
-    }
-    for h in &d.hits {
-        ctx.out.line(format!(
-            "hit {:>2} {} {}:{}-{} bm25 {:.2}",
-            h["rank"],
-            if h["packed"] == true { "packed" } else { "      " },
-            one_line(h["path"].as_str().unwrap_or("")),
-            h["start"],
-            h["end"],
-            h["lexical_score"].as_f64().unwrap_or(0.0)
-        ))?;
-    }
-    ctx.out.line(format!("budget: {} of {} evidence tokens used", d.used_tokens, d.budget_tokens))?;
-    let t = &e.timings;
-    ctx.out.line(format!(
-        "timings ms: retrieve {:.1}, gate {:.1}, pack {:.1}, before model {:.1}, first token {}, generate {:.1}, total {:.1}",
-        t.retrieve,
-        t.gate,
-        t.pack,
-        t.before_model,
-        t.first_token.map_or("–".into(), |f| format!("{f:.1}")),
-        t.generate,
-        t.total
-    ))?;
-    Ok(())
 }

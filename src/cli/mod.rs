@@ -8,7 +8,9 @@ mod doctor;
 mod eval;
 mod ingest;
 mod init;
+mod repl;
 mod search;
+mod sessions;
 mod stats;
 
 use std::path::PathBuf;
@@ -42,8 +44,14 @@ pub struct Cli {
     /// Refuse every write to the database
     #[arg(long, global = true, env = "KEBAB_READONLY", value_parser = clap::builder::BoolishValueParser::new())]
     readonly: bool,
+    /// Start the interactive shell (same as `kebab repl`)
+    #[arg(long)]
+    repl: bool,
+    /// With --repl: the session to open (created on first use)
+    #[arg(long, value_name = "NAME", requires = "repl")]
+    session: Option<String>,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,6 +64,11 @@ enum Command {
     Search(search::Args),
     /// Ask a question answered only from the notes, with checked citations
     Ask(ask::Args),
+    /// Hold a research conversation: questions, follow-ups and :commands
+    Repl(repl::Args),
+    /// List, show, export, remove or rename saved conversations
+    #[command(subcommand)]
+    Sessions(sessions::Command),
     /// List indexed documents
     Docs(docs::Args),
     /// Counts, sizes and index versions
@@ -69,6 +82,8 @@ enum Command {
     #[command(subcommand)]
     Config(config_cmd::Command),
 }
+
+pub use sessions::list_line as sessions_list_line;
 
 /// What every command gets: resolved paths, flags, and how to print.
 pub struct Ctx {
@@ -133,11 +148,27 @@ pub fn main() -> i32 {
 fn run(cli: Cli, out: Output) -> Result<i32> {
     let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
     let ctx = Ctx { paths, out, readonly: cli.readonly };
-    match cli.command {
+    let command = match (cli.command, cli.repl) {
+        (Some(_), true) => {
+            return Err(crate::error::UserError::new("usage", "--repl cannot be combined with a command")
+                .with_hint("run `kebab --repl [--session NAME]` or `kebab repl [--session NAME]`")
+                .into());
+        }
+        (Some(c), false) => c,
+        (None, true) => Command::Repl(repl::Args { session: cli.session }),
+        (None, false) => {
+            return Err(crate::error::UserError::new("usage", "no command given")
+                .with_hint("run `kebab --help`, or `kebab --repl` to start a conversation")
+                .into());
+        }
+    };
+    match command {
         Command::Init => init::run(&ctx),
         Command::Ingest(args) => ingest::run(&ctx, args),
         Command::Search(args) => search::run(&ctx, args),
         Command::Ask(args) => ask::run(&ctx, args),
+        Command::Repl(args) => repl::run(&ctx, args),
+        Command::Sessions(cmd) => sessions::run(&ctx, cmd),
         Command::Docs(args) => docs::run(&ctx, args),
         Command::Stats => stats::run(&ctx),
         Command::Doctor => doctor::run(&ctx),

@@ -13,7 +13,6 @@ use crate::config::Config;
 use crate::error::UserError;
 use crate::llm::ChatModel;
 use crate::rag::{self, AskOptions};
-use crate::search::Mode;
 use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
@@ -67,7 +66,7 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
     let never = AtomicBool::new(false);
     let mut rows = Vec::new();
     for item in items {
-        let opts = AskOptions { question: item.question.clone(), mode: Mode::Lexical, k: None, template: None, temperature: None, seed: None, stream: true };
+        let opts = AskOptions::new(item.question.clone());
         let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &never)?;
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();

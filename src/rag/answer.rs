@@ -72,6 +72,20 @@ pub struct Answer {
     pub candidates: Vec<Candidate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
+    /// Set when the ask was a turn of a saved conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_index: Option<i64>,
+}
+
+/// Every refusal reason an answer can carry.
+pub const REFUSAL_REASONS: [&str; 6] =
+    ["no_index", "no_chunks", "score_gate", "llm_self_judge", "llm_stream_aborted", "multi_hop_decompose_failed"];
+
+/// The static name of a stored refusal reason (rows only ever hold these).
+pub fn refusal_reason(stored: &str) -> &'static str {
+    REFUSAL_REASONS.iter().find(|r| **r == stored).copied().unwrap_or("llm_self_judge")
 }
 
 /// Citations for the distinct valid markers, in order of first use.

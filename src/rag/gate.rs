@@ -8,7 +8,7 @@
 //! index itself, so stemming and Korean prefixes behave as in search.
 
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::search::{SearchHit, lexical, query};
 use crate::store::Store;
@@ -16,7 +16,7 @@ use crate::store::Store;
 /// How many of the top hits compete for "best evidence".
 const TOP: usize = 3;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TermWeight {
     pub term: String,
     pub idf: f64,
@@ -24,7 +24,7 @@ pub struct TermWeight {
     pub covered: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GateReport {
     /// The evidence strength compared with the threshold (coverage, 0–1).
     pub top_score: f64,

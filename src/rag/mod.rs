@@ -4,9 +4,12 @@
 //! and aborted streams included.
 
 pub mod answer;
+pub mod expand;
+pub mod explain;
 pub mod extract;
 pub mod gate;
 pub mod generate;
+pub mod history;
 pub mod pack;
 pub mod persist;
 pub mod render;
@@ -24,6 +27,7 @@ use crate::script::estimate_tokens;
 use crate::search::{Mode, SearchHit, lexical};
 use crate::store::{Store, now_rfc3339};
 use answer::{Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
+pub use expand::PriorTurn;
 use gate::GateReport;
 use pack::Packing;
 use render::Template;
@@ -39,10 +43,36 @@ pub struct AskOptions {
     pub seed: Option<u64>,
     /// Ask the model server to stream (tokens reach the sink as they come).
     pub stream: bool,
+    /// The conversation this ask is the next turn of; `None` for a single-shot ask.
+    pub conversation: Option<TurnOf>,
+}
+
+impl AskOptions {
+    /// A single-shot, streamed, lexical ask with the config's settings.
+    pub fn new(question: impl Into<String>) -> AskOptions {
+        AskOptions {
+            question: question.into(),
+            mode: Mode::Lexical,
+            k: None,
+            template: None,
+            temperature: None,
+            seed: None,
+            stream: true,
+            conversation: None,
+        }
+    }
+}
+
+/// A conversation an ask joins as its next turn.
+#[derive(Debug, Clone)]
+pub struct TurnOf {
+    pub conversation_id: i64,
+    /// The turns so far, oldest first.
+    pub history: Vec<PriorTurn>,
 }
 
 /// Stage timings, in milliseconds.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Timings {
     pub retrieve: f64,
     pub gate: f64,
@@ -60,6 +90,9 @@ pub struct Explain {
     pub hits: Vec<SearchHit>,
     pub gate: Option<GateReport>,
     pub packing: Packing,
+    /// Earlier turns put into the prompt, and how many were left out.
+    pub history_kept: usize,
+    pub history_dropped: usize,
     pub timings: Timings,
 }
 
@@ -92,8 +125,12 @@ pub fn ask(
     let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
     let threshold = cfg.rag.score_gate.lexical_for(korean);
     let mut explain = Explain::default();
+    let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
+    let retrieval_query = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
     let b = Builder {
         question: &opts.question,
+        retrieval_query: &retrieval_query,
+        conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
         mode: opts.mode,
         template,
         k,
@@ -106,22 +143,22 @@ pub fn ask(
     let chunks = store.chunk_count()?;
     if chunks == 0 {
         let a = b.refusal("no_index", None, 0, Vec::new());
-        return finish(store, a, explain, None, &[], started);
+        return finish(store, &b, a, explain, None, &[]);
     }
 
     // Retrieve.
     let t = Instant::now();
     let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-    let (hits, _) = lexical::search(store, &opts.question, search)?;
+    let (hits, _) = lexical::search(store, &retrieval_query, search)?;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
-        return finish(store, a, explain, None, &[], started);
+        return finish(store, &b, a, explain, None, &[]);
     }
 
     // Gate.
     let t = Instant::now();
-    let report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
+    let report = gate::lexical(store, chunks, &retrieval_query, &hits, threshold)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -140,29 +177,35 @@ pub fn ask(
             .collect();
         let a = b.refusal("score_gate", top_score, hits.len(), candidates);
         explain.hits = hits;
-        return finish(store, a, explain, None, &[], started);
+        return finish(store, &b, a, explain, None, &[]);
     }
 
     // Pack.
     let t = Instant::now();
-    let system = render::system_prompt(template, korean);
-    let room = cfg
-        .llm
-        .context_tokens
-        .saturating_sub(estimate_tokens(&system) + estimate_tokens(&opts.question) + COMPLETION_RESERVE + 64);
+    let system = render::system_prompt(template, korean, !prior.is_empty());
+    let fixed = estimate_tokens(&system) + estimate_tokens(&opts.question) + COMPLETION_RESERVE + 64;
+    let room = cfg.llm.context_tokens.saturating_sub(fixed);
     let budget = cfg.rag.max_context_tokens.min(room).max(100);
     let packing = pack::pack(store, &hits, budget)?;
+    // Earlier turns get what the evidence left of the model's context.
+    let history = history::select(
+        prior,
+        cfg.rag.history_max_turns,
+        cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
+    );
+    explain.history_kept = history.turns.len();
+    explain.history_dropped = history.dropped;
     explain.timings.pack = ms(t);
     if packing.entries.is_empty() {
         let a = b.refusal("no_chunks", top_score, hits.len(), Vec::new());
         explain.hits = hits;
         explain.packing = packing;
-        return finish(store, a, explain, None, &[], started);
+        return finish(store, &b, a, explain, None, &[]);
     }
 
     // Render and generate.
     let req = ChatRequest {
-        messages: render::render(template, korean, &packing.entries, &opts.question),
+        messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
         temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
         seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
         max_tokens: None,
@@ -204,30 +247,42 @@ pub fn ask(
         created_at: now_rfc3339(),
         candidates: Vec::new(),
         verification,
+        conversation_id: None,
+        turn_index: None,
     };
     explain.hits = hits;
     let packed = packing.entries.clone();
     explain.packing = packing;
-    finish(store, a, explain, g.error, &packed, started)
+    finish(store, &b, a, explain, g.error, &packed)
 }
 
+/// Times, then persists the answer — with its turn, in one transaction, when
+/// the ask is part of a conversation.
 fn finish(
     store: &Store,
+    b: &Builder,
     mut a: Answer,
     mut explain: Explain,
     error: Option<LlmError>,
     packed: &[pack::Packed],
-    started: Instant,
 ) -> Result<AskOutcome> {
-    explain.timings.total = ms(started);
-    a.usage.latency_ms = started.elapsed().as_millis() as u64;
+    explain.timings.total = ms(b.started);
+    a.usage.latency_ms = b.started.elapsed().as_millis() as u64;
     if matches!(a.refusal_reason, Some("no_index" | "no_chunks" | "score_gate")) {
         // Refused before any model call: all of it was "before the model".
         explain.timings.before_model = explain.timings.total;
     }
-    // Single-shot asks retrieve with the question itself.
-    let question = a.retrieval.retrieval_query.clone();
-    let answer_id = if store.is_readonly() { None } else { Some(persist::persist(store, &a, &question, packed, None)?) };
+    let answer_id = if store.is_readonly() {
+        None
+    } else {
+        let record = serde_json::to_string(&explain.record())?;
+        let saved = persist::persist(store, &a, b.question, packed, &record, None, b.conversation_id)?;
+        if b.conversation_id.is_some() {
+            a.conversation_id = b.conversation_id;
+            a.turn_index = saved.turn_index;
+        }
+        Some(saved.answer_id)
+    };
     a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
     Ok(AskOutcome { answer: a, explain, error, answer_id })
 }
@@ -252,6 +307,8 @@ fn ms(t: Instant) -> f64 {
 /// The parts of an `Answer` every path shares.
 struct Builder<'a> {
     question: &'a str,
+    retrieval_query: &'a str,
+    conversation_id: Option<i64>,
     mode: Mode,
     template: Template,
     k: usize,
@@ -271,7 +328,7 @@ impl Builder<'_> {
             top_score,
             chunks_returned: returned,
             chunks_used: used,
-            retrieval_query: self.question.to_string(),
+            retrieval_query: self.retrieval_query.to_string(),
         }
     }
 
@@ -299,6 +356,8 @@ impl Builder<'_> {
             created_at: now_rfc3339(),
             candidates,
             verification: None,
+            conversation_id: None,
+            turn_index: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! cites `[#n]`; `rag-v2` also quotes the exact evidence words before each
 //! citation, so the quotes can be checked. Evidence is framed as data.
 
+use super::history::HistoryTurn;
 use super::pack::Packed;
 use crate::error::UserError;
 use crate::llm::{Message, Role};
@@ -53,13 +54,23 @@ const RULES_V2_KO: &str = "\n- 사실, 숫자, 날짜, 이름을 말할 때는 �
 - 근거 밖의 지식을 더하지 마세요.\n\
 - 근거가 모호하거나 서로 어긋나면 그렇다고 분명히 말하세요.";
 
-/// The system prompt for a template and language.
-pub fn system_prompt(template: Template, korean: bool) -> String {
-    let (v1, v2) = if korean { (RULES_V1_KO, RULES_V2_KO) } else { (RULES_V1_EN, RULES_V2_EN) };
-    match template {
+const RULE_HISTORY_EN: &str = "\n- Earlier messages are the conversation so far, for context only: answer the last question from the evidence in the last message, and cite only that evidence.";
+
+const RULE_HISTORY_KO: &str = "\n- 앞선 메시지는 지금까지의 대화로, 맥락을 위한 것입니다. 마지막 질문에는 마지막 메시지의 근거로만 답하고 그 근거만 인용하세요.";
+
+/// The system prompt for a template and language; `conversation` adds the
+/// rule that earlier turns are context, not evidence.
+pub fn system_prompt(template: Template, korean: bool, conversation: bool) -> String {
+    let (v1, v2, h) =
+        if korean { (RULES_V1_KO, RULES_V2_KO, RULE_HISTORY_KO) } else { (RULES_V1_EN, RULES_V2_EN, RULE_HISTORY_EN) };
+    let mut s = match template {
         Template::V1 => v1.to_string(),
         Template::V2 => format!("{v1}{v2}"),
+    };
+    if conversation {
+        s.push_str(h);
     }
+    s
 }
 
 /// The evidence block followed by the question.
@@ -80,11 +91,16 @@ pub fn user_message(entries: &[Packed], question: &str, korean: bool) -> String 
     s
 }
 
-pub fn render(template: Template, korean: bool, entries: &[Packed], question: &str) -> Vec<Message> {
-    vec![
-        Message::new(Role::System, system_prompt(template, korean)),
-        Message::new(Role::User, user_message(entries, question, korean)),
-    ]
+/// System prompt, earlier turns (oldest first) as alternating messages, then
+/// the evidence and the question.
+pub fn render(template: Template, korean: bool, entries: &[Packed], question: &str, history: &[HistoryTurn]) -> Vec<Message> {
+    let mut messages = vec![Message::new(Role::System, system_prompt(template, korean, !history.is_empty()))];
+    for turn in history {
+        messages.push(Message::new(Role::User, turn.question.clone()));
+        messages.push(Message::new(Role::Assistant, turn.answer.clone()));
+    }
+    messages.push(Message::new(Role::User, user_message(entries, question, korean)));
+    messages
 }
 
 /// Korean wording when the question has more Hangul than Latin letters.
@@ -100,10 +116,21 @@ mod tests {
 
     #[test]
     fn v2_adds_the_quoting_rule_to_v1() {
-        let v1 = system_prompt(Template::V1, false);
-        let v2 = system_prompt(Template::V2, false);
+        let v1 = system_prompt(Template::V1, false, false);
+        let v2 = system_prompt(Template::V2, false, false);
         assert!(v2.starts_with(&v1) && v2.contains("double quotes") && !v1.contains("double quotes"));
-        assert!(system_prompt(Template::V2, true).contains("큰따옴표"));
+        assert!(system_prompt(Template::V2, true, false).contains("큰따옴표"));
+    }
+
+    #[test]
+    fn history_comes_between_system_and_evidence_as_alternating_turns() {
+        let h = [HistoryTurn { question: "q0".into(), answer: "a0".into() }];
+        let m = render(Template::V2, false, &[], "q1", &h);
+        let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::User]);
+        assert!(m[0].content.contains("Earlier messages are the conversation"));
+        assert!(m[3].content.ends_with("Question: q1"));
+        assert!(!render(Template::V2, false, &[], "q", &[])[0].content.contains("Earlier messages"));
     }
 
     #[test]

@@ -3,17 +3,17 @@
 //! typographic quotes and Markdown emphasis. Unsupported quotes are reported,
 //! never hidden.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::extract::Marker;
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Quote {
     pub marker: usize,
     pub text: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Verification {
     pub supported: Vec<Quote>,
     pub unsupported: Vec<Quote>,

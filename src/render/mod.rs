@@ -6,6 +6,8 @@
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
 
+pub mod answer;
+
 use owo_colors::{OwoColorize, Stream, Style};
 use serde::Serialize;
 

@@ -23,6 +23,7 @@ pub use write::{DocumentInput, SourceInput, SourceOutcome};
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("migrations/0001_init.sql")),
     ("0002_answers", include_str!("migrations/0002_answers.sql")),
+    ("0003_conversations", include_str!("migrations/0003_conversations.sql")),
 ];
 
 /// The schema level this build writes.

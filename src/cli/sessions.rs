@@ -1,0 +1,116 @@
+//! `kebab sessions list | show | export | rm | rename`: the saved
+//! conversations. `--json` prints `session.v1` documents.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::Ctx;
+use crate::error::UserError;
+use crate::render::{answer, one_line};
+use crate::session::{self, Summary, export};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Every session, most recently used first
+    List,
+    /// A session's turns with their answers and sources
+    Show { name: String },
+    /// A session as Markdown (questions, answers, footnoted sources) or JSON
+    Export {
+        name: String,
+        #[arg(long, value_enum, default_value = "md")]
+        format: Format,
+        /// Write to this file instead of stdout
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Delete a session with its turns
+    Rm { name: String },
+    /// Give a session a new name
+    Rename { old: String, new: String },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Md,
+    Json,
+}
+
+#[derive(Serialize)]
+struct ListDoc {
+    schema_version: &'static str,
+    sessions: Vec<Summary>,
+}
+
+pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
+    let store = ctx.store()?;
+    match cmd {
+        Command::List => {
+            let sessions = session::list(&store)?;
+            if ctx.out.json {
+                ctx.out.json(&ListDoc { schema_version: "session_list.v1", sessions })?;
+            } else if sessions.is_empty() {
+                ctx.out.notice("no sessions yet (start one with `kebab --repl --session NAME` or `kebab ask --session NAME …`)");
+            } else {
+                for s in &sessions {
+                    ctx.out.line(list_line(s))?;
+                }
+            }
+        }
+        Command::Show { name } => {
+            let doc = session::document(&store, session::get(&store, &name)?)?;
+            if ctx.out.json {
+                ctx.out.json(&doc)?;
+            } else {
+                for turn in &doc.turns {
+                    answer::print_turn(&ctx.out, turn)?;
+                    ctx.out.line("")?;
+                }
+            }
+        }
+        Command::Export { name, format, output } => {
+            let doc = session::document(&store, session::get(&store, &name)?)?;
+            let text = match format {
+                Format::Md => export::markdown(&doc),
+                Format::Json => serde_json::to_string_pretty(&doc)? + "\n",
+            };
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+                    ctx.out.notice(format!("exported {} turns to {}", doc.turns.len(), path.display()));
+                }
+                None => print!("{text}"),
+            }
+        }
+        Command::Rm { name } => {
+            if store.is_readonly() {
+                return Err(UserError::readonly("removing a session").into());
+            }
+            let turns = session::remove(&store, &name)?;
+            ctx.out.notice(format!("removed session {} ({turns} turns)", one_line(&name)));
+        }
+        Command::Rename { old, new } => {
+            if store.is_readonly() {
+                return Err(UserError::readonly("renaming a session").into());
+            }
+            session::rename(&store, &old, &new)?;
+            ctx.out.notice(format!("renamed session {} to {}", one_line(&old), one_line(&new)));
+        }
+    }
+    Ok(0)
+}
+
+/// `name  N turns  updated  title`
+pub fn list_line(s: &Summary) -> String {
+    let c = &s.conversation;
+    format!(
+        "{}\t{} turn{}\t{}\t{}",
+        one_line(&c.name),
+        s.turns,
+        if s.turns == 1 { "" } else { "s" },
+        c.updated_at,
+        one_line(c.title.as_deref().unwrap_or(""))
+    )
+}

@@ -1,0 +1,79 @@
+//! History: which earlier turns of a conversation go into the prompt. Newest
+//! first, at most `history_max_turns`, within the tokens the model's context
+//! has left after the system prompt, the evidence and the question; the oldest
+//! drop first. Old answers lose their `[#n]` markers, which pointed at evidence
+//! the model no longer sees and must not be confused with the new numbering.
+
+use super::expand::{PriorTurn, clean};
+use crate::script::estimate_tokens;
+
+/// One earlier turn as the prompt shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryTurn {
+    pub question: String,
+    pub answer: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct HistorySelection {
+    /// Oldest first, ready to render as alternating messages.
+    pub turns: Vec<HistoryTurn>,
+    pub dropped: usize,
+    pub tokens: usize,
+}
+
+/// `turns` is the whole conversation so far, oldest first.
+pub fn select(turns: &[PriorTurn], max_turns: usize, budget_tokens: usize) -> HistorySelection {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for t in turns.iter().rev() {
+        if kept.len() == max_turns {
+            break;
+        }
+        let h = HistoryTurn { question: t.question.clone(), answer: clean(&t.answer) };
+        // Each message carries a few tokens of chat framing.
+        let cost = estimate_tokens(&h.question) + estimate_tokens(&h.answer) + 8;
+        if used + cost > budget_tokens {
+            break;
+        }
+        used += cost;
+        kept.push(h);
+    }
+    kept.reverse();
+    HistorySelection { dropped: turns.len() - kept.len(), turns: kept, tokens: used }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turns(n: usize) -> Vec<PriorTurn> {
+        (0..n)
+            .map(|i| PriorTurn { question: format!("question {i}"), answer: format!("answer {i} [#1]"), grounded: true })
+            .collect()
+    }
+
+    #[test]
+    fn newest_turns_are_kept_and_the_oldest_dropped_by_count() {
+        let s = select(&turns(5), 2, 10_000);
+        let qs: Vec<&str> = s.turns.iter().map(|t| t.question.as_str()).collect();
+        assert_eq!(qs, ["question 3", "question 4"]);
+        assert_eq!(s.dropped, 3);
+    }
+
+    #[test]
+    fn the_budget_drops_the_oldest_first() {
+        let one = select(&turns(1), 8, 10_000).tokens;
+        let s = select(&turns(4), 8, one * 2 + 1);
+        assert_eq!(s.turns.len(), 2);
+        assert_eq!(s.turns[1].question, "question 3");
+        assert_eq!(s.dropped, 2);
+        assert!(select(&turns(3), 8, 0).turns.is_empty());
+    }
+
+    #[test]
+    fn old_answers_lose_their_markers() {
+        let s = select(&turns(1), 8, 10_000);
+        assert_eq!(s.turns[0].answer, "answer 0");
+    }
+}

@@ -1,0 +1,124 @@
+//! How an answer reads on a terminal, shared by `kebab ask` and the REPL: the
+//! numbered sources, unsupported quotes, near misses of a refusal, the
+//! one-line footer, and the explain block.
+
+use anyhow::Result;
+use owo_colors::Style;
+
+use super::{Output, one_line};
+use crate::rag::answer::Answer;
+use crate::rag::explain::ExplainRecord;
+
+/// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
+pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
+    for c in &a.citations {
+        let mut line = format!("{} {}:{}-{}", c.marker, one_line(&c.citation.path), c.citation.start, c.citation.end);
+        if let Some(s) = &c.citation.section {
+            line.push_str(&format!(" · {}", one_line(s)));
+        }
+        if c.stale {
+            line.push_str(" (changed since)");
+        }
+        out.line(line)?;
+    }
+    if let Some(v) = &a.verification {
+        for q in &v.unsupported {
+            out.line(out.paint(
+                format!("unsupported quote [{}]: \u{201C}{}\u{201D} is not in that source", q.marker, one_line(&q.text)),
+                Style::new().yellow(),
+            ))?;
+        }
+    }
+    for c in &a.candidates {
+        let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
+        out.line(format!("closest: {}:{}-{}{section} (bm25 {:.2})", one_line(&c.path), c.start, c.end, c.score))?;
+    }
+    Ok(())
+}
+
+/// `provider/model · mode · used/returned chunks · top (gate) · ms · verdict`
+pub fn footer(a: &Answer) -> String {
+    let r = &a.retrieval;
+    let verdict = match a.refusal_reason {
+        None => "grounded".to_string(),
+        Some(reason) => format!("refused: {reason}"),
+    };
+    let top = r.top_score.map_or("–".to_string(), |s| format!("{s:.2}"));
+    format!(
+        "{}/{} · {} · {}/{} chunks · top {top} (gate {:.2}) · {} ms · {verdict}",
+        a.model.provider, a.model.id, r.mode, r.chunks_used, r.chunks_returned, r.score_gate, a.usage.latency_ms
+    )
+}
+
+pub fn print_footer(out: &Output, a: &Answer) -> Result<()> {
+    out.line(out.paint(footer(a), Style::new().dimmed()))?;
+    Ok(())
+}
+
+/// The explain block: what was searched, what the gate saw, every hit and
+/// whether it was packed, the budget, history, template, model and timings.
+pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> {
+    let r = &a.retrieval;
+    out.line(format!("retrieval query: {}", one_line(&r.retrieval_query)))?;
+    out.line(format!(
+        "mode {} · k {} · template {} · model {}/{}",
+        r.mode, r.k, a.prompt_template_version, a.model.provider, a.model.id
+    ))?;
+    match &e.gate {
+        Some(g) => {
+            out.line(format!(
+                "gate: coverage {:.2} vs threshold {:.2} → {}",
+                g.top_score,
+                g.threshold,
+                if g.passed { "pass" } else { "refuse" }
+            ))?;
+            let terms: Vec<String> =
+                g.terms.iter().map(|t| format!("{}{} (idf {:.1})", if t.covered { "+" } else { "-" }, t.term, t.idf)).collect();
+            out.line(format!("      terms: {}", one_line(&terms.join(", "))))?;
+        }
+        None => out.line("gate: not reached")?,
+    }
+    for h in &e.hits {
+        out.line(format!(
+            "hit {:>2} {} {}:{}-{} bm25 {:.2}",
+            h.rank,
+            if h.packed { "packed" } else { "      " },
+            one_line(&h.path),
+            h.start,
+            h.end,
+            h.lexical_score.unwrap_or(0.0)
+        ))?;
+    }
+    out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
+    out.line(format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped))?;
+    let t = &e.timings_ms;
+    out.line(format!(
+        "timings ms: retrieve {:.1}, gate {:.1}, pack {:.1}, before model {:.1}, first token {}, generate {:.1}, total {:.1}",
+        t.retrieve,
+        t.gate,
+        t.pack,
+        t.before_model,
+        t.first_token.map_or("–".into(), |f| format!("{f:.1}")),
+        t.generate,
+        t.total
+    ))?;
+    Ok(())
+}
+
+/// A saved turn in full: question, answer, sources, footer.
+pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
+    out.line(out.paint(format!("[{}] {}", turn.turn_index + 1, one_line(&turn.question)), Style::new().bold()))?;
+    out.line(crate::script::printable(&turn.answer.answer))?;
+    print_sources(out, &turn.answer)?;
+    print_footer(out, &turn.answer)
+}
+
+/// One line per turn for `:history` and `sessions list`-style overviews.
+pub fn turn_summary(turn: &crate::session::Turn) -> String {
+    let a = &turn.answer;
+    let verdict = match a.refusal_reason {
+        None => format!("grounded, {} sources", a.citations.len()),
+        Some(reason) => format!("refused: {reason}"),
+    };
+    format!("{:>3}. {} ({verdict})", turn.turn_index + 1, one_line(&turn.question))
+}

@@ -1,0 +1,264 @@
+//! The REPL's command table. One table drives `:help`, Tab completion and
+//! argument checking, so the three can never disagree.
+
+use crate::search::Mode;
+
+/// What a command's arguments complete to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Complete {
+    Nothing,
+    /// `:session` subcommands and session names.
+    Sessions,
+    Modes,
+}
+
+pub struct Spec {
+    pub name: &'static str,
+    pub usage: &'static str,
+    pub help: &'static str,
+    pub complete: Complete,
+    /// Checks the arguments; the error is the one-line reason.
+    pub check: fn(&[&str]) -> Result<Parsed, String>,
+}
+
+/// A command with its arguments checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Help,
+    Explain,
+    Cite(Option<usize>),
+    Session(SessionCmd),
+    History,
+    Mode(Mode),
+    K(usize),
+    Quit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionCmd {
+    Current,
+    Switch(String),
+    List,
+    New(Option<String>),
+    Rm(String),
+    Export(Option<String>),
+}
+
+/// Largest `:k`.
+pub const MAX_K: usize = 1000;
+
+pub const TABLE: &[Spec] = &[
+    Spec { name: "help", usage: ":help", help: "this list", complete: Complete::Nothing, check: |a| none(a, Parsed::Help) },
+    Spec {
+        name: "explain",
+        usage: ":explain",
+        help: "how the last answer was found: query, gate, hits, packing, history, timings",
+        complete: Complete::Nothing,
+        check: |a| none(a, Parsed::Explain),
+    },
+    Spec {
+        name: "cite",
+        usage: ":cite [N]",
+        help: "sources of the last answer; with N, the full text of source N",
+        complete: Complete::Nothing,
+        check: |a| match a {
+            [] => Ok(Parsed::Cite(None)),
+            [n] => n.parse::<usize>().ok().filter(|&n| n >= 1).map(|n| Parsed::Cite(Some(n))).ok_or_else(|| {
+                format!("{n:?} is not a source number; use :cite N with N from the answer's [N] markers")
+            }),
+            _ => Err("use :cite or :cite N".into()),
+        },
+    },
+    Spec {
+        name: "session",
+        usage: ":session [NAME | list | new [NAME] | rm NAME | export [FILE]]",
+        help: "the current session; switch to (or start) NAME; list, start, remove or export sessions",
+        complete: Complete::Sessions,
+        check: session,
+    },
+    Spec {
+        name: "history",
+        usage: ":history",
+        help: "the questions of this session and how each was answered",
+        complete: Complete::Nothing,
+        check: |a| none(a, Parsed::History),
+    },
+    Spec {
+        name: "mode",
+        usage: ":mode M",
+        help: "retrieval mode for the next questions",
+        complete: Complete::Modes,
+        check: |a| match a {
+            [m] => <Mode as clap::ValueEnum>::from_str(m, true)
+                .map(Parsed::Mode)
+                .map_err(|_| format!("unknown mode {m:?}; modes: {}", mode_names().join(", "))),
+            _ => Err(format!("use :mode M with M one of {}", mode_names().join(", "))),
+        },
+    },
+    Spec {
+        name: "k",
+        usage: ":k N",
+        help: "how many chunks to retrieve (at least search.default_k)",
+        complete: Complete::Nothing,
+        check: |a| match a {
+            [n] => n
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_K).contains(n))
+                .map(Parsed::K)
+                .ok_or_else(|| format!("{n:?} is not a number from 1 to {MAX_K}")),
+            _ => Err(format!("use :k N with N from 1 to {MAX_K}")),
+        },
+    },
+    Spec { name: "quit", usage: ":quit", help: "leave (Ctrl-D does too)", complete: Complete::Nothing, check: |a| none(a, Parsed::Quit) },
+];
+
+/// Words after `:session` that are subcommands, not session names.
+pub const SESSION_WORDS: [&str; 4] = ["list", "new", "rm", "export"];
+
+fn none(args: &[&str], p: Parsed) -> Result<Parsed, String> {
+    if args.is_empty() { Ok(p) } else { Err("this command takes no arguments".into()) }
+}
+
+fn session(args: &[&str]) -> Result<Parsed, String> {
+    let name = |n: &str| crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| e.message);
+    let cmd = match args {
+        [] => SessionCmd::Current,
+        ["list"] => SessionCmd::List,
+        ["new"] => SessionCmd::New(None),
+        ["new", n] => SessionCmd::New(Some(name(n)?)),
+        ["rm", n] => SessionCmd::Rm(name(n)?),
+        ["export"] => SessionCmd::Export(None),
+        ["export", file] => SessionCmd::Export(Some(file.to_string())),
+        [n] if !SESSION_WORDS.contains(n) => SessionCmd::Switch(name(n)?),
+        _ => return Err("use :session [NAME | list | new [NAME] | rm NAME | export [FILE]]".into()),
+    };
+    Ok(Parsed::Session(cmd))
+}
+
+pub fn mode_names() -> Vec<String> {
+    <Mode as clap::ValueEnum>::value_variants()
+        .iter()
+        .filter_map(|m| clap::ValueEnum::to_possible_value(m).map(|v| v.get_name().to_string()))
+        .collect()
+}
+
+/// Parses a `:command args` line; the error is the line to show the user.
+pub fn parse(line: &str) -> Result<Parsed, String> {
+    let mut words = line.trim().trim_start_matches(':').split_whitespace();
+    let name = words.next().unwrap_or("");
+    let args: Vec<&str> = words.collect();
+    match TABLE.iter().find(|s| s.name == name) {
+        Some(spec) => (spec.check)(&args).map_err(|e| format!("{e} (usage: {})", spec.usage)),
+        None => Err(match closest(name) {
+            Some(s) => format!("unknown command :{name}; did you mean :{}? (:help lists them all)", s.name),
+            None => format!("unknown command :{name}; :help lists the commands"),
+        }),
+    }
+}
+
+/// The command whose name is nearest to `name` (prefix first, then edit distance ≤ 2).
+fn closest(name: &str) -> Option<&'static Spec> {
+    if name.is_empty() {
+        return None;
+    }
+    if let Some(s) = TABLE.iter().find(|s| s.name.starts_with(name)) {
+        return Some(s);
+    }
+    TABLE.iter().map(|s| (distance(s.name, name), s)).filter(|(d, _)| *d <= 2).min_by_key(|(d, _)| *d).map(|(_, s)| s)
+}
+
+/// Levenshtein distance over chars.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// `:help` text, from the table.
+pub fn help() -> String {
+    let width = TABLE.iter().map(|s| s.usage.chars().count()).max().unwrap_or(0);
+    let mut s = String::from("Type a question to ask your notes; follow-ups build on the previous answer.\n");
+    for spec in TABLE {
+        s.push_str(&format!("  {:<width$}  {}\n", spec.usage, spec.help));
+    }
+    s.push_str("Ctrl-C stops an answer (keeping what was written) or clears the line; Ctrl-D leaves.");
+    s
+}
+
+/// Completions for the text before the cursor: command names after `:`, then
+/// each command's arguments. `sessions` are the saved session names.
+pub fn complete(before_cursor: &str, sessions: &[String]) -> (usize, Vec<String>) {
+    let Some(rest) = before_cursor.strip_prefix(':') else { return (0, Vec::new()) };
+    let Some((cmd, args)) = rest.split_once(' ') else {
+        let names = TABLE.iter().filter(|s| s.name.starts_with(rest)).map(|s| format!(":{}", s.name)).collect();
+        return (0, names);
+    };
+    let Some(spec) = TABLE.iter().find(|s| s.name == cmd) else { return (0, Vec::new()) };
+    let start = before_cursor.len() - args.rsplit(' ').next().unwrap_or("").len();
+    let word = &before_cursor[start..];
+    let previous: Vec<&str> = args.split_whitespace().collect();
+    let finished_words = if args.ends_with(' ') || args.is_empty() { previous.len() } else { previous.len() - 1 };
+    let candidates: Vec<String> = match (spec.complete, finished_words) {
+        (Complete::Modes, 0) => mode_names(),
+        (Complete::Sessions, 0) => SESSION_WORDS.iter().map(|s| s.to_string()).chain(sessions.iter().cloned()).collect(),
+        (Complete::Sessions, 1) if previous.first() == Some(&"rm") => sessions.to_vec(),
+        _ => Vec::new(),
+    };
+    (start, candidates.into_iter().filter(|c| c.starts_with(word)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_in_the_table_parses_and_is_in_help() {
+        let help = help();
+        for spec in TABLE {
+            assert!(help.contains(spec.usage), "{}", spec.name);
+        }
+        assert_eq!(parse(":cite 2"), Ok(Parsed::Cite(Some(2))));
+        assert_eq!(parse(":k 12"), Ok(Parsed::K(12)));
+        assert_eq!(parse(":mode lexical"), Ok(Parsed::Mode(Mode::Lexical)));
+        assert_eq!(parse(":session work"), Ok(Parsed::Session(SessionCmd::Switch("work".into()))));
+        assert_eq!(parse(":session new"), Ok(Parsed::Session(SessionCmd::New(None))));
+        assert_eq!(parse(":session export out.md"), Ok(Parsed::Session(SessionCmd::Export(Some("out.md".into())))));
+        assert_eq!(parse(":quit"), Ok(Parsed::Quit));
+    }
+
+    #[test]
+    fn bad_arguments_name_the_usage() {
+        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c"] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("usage: :"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn unknown_commands_suggest_the_closest() {
+        assert!(parse(":cit 1").unwrap_err().contains("did you mean :cite?"));
+        assert!(parse(":exp").unwrap_err().contains("did you mean :explain?"));
+        assert!(parse(":hsitory").unwrap_err().contains("did you mean :history?"));
+        assert!(!parse(":zzzzzz").unwrap_err().contains("did you mean"));
+    }
+
+    #[test]
+    fn completion_follows_the_table() {
+        assert_eq!(complete(":ex", &[]), (0, vec![":explain".to_string()]));
+        let sessions = vec!["work".to_string(), "thesis".to_string()];
+        assert_eq!(complete(":session w", &sessions), (9, vec!["work".to_string()]));
+        assert_eq!(complete(":session rm t", &sessions), (12, vec!["thesis".to_string()]));
+        assert_eq!(complete(":mode l", &[]), (6, vec!["lexical".to_string()]));
+        assert!(complete("what is", &sessions).1.is_empty());
+    }
+}

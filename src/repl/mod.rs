@@ -1,0 +1,379 @@
+//! The REPL: one research conversation at a time. Each line is a question (a
+//! turn of the current session, expanded with the previous answer, streamed
+//! as it is written) or a `:command` from the table in `commands`.
+//!
+//! On a terminal it is a rustyline editor (Tab completion, history kept in the
+//! data dir, bracketed paste so a multi-line paste is one question, Ctrl-C
+//! clearing the line). With stdin not a terminal it reads one question or
+//! command per line, echoes it after the prompt so the output reads as a
+//! transcript, prints plain text and exits at end of input.
+
+pub mod commands;
+mod helper;
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Result;
+use rustyline::error::ReadlineError;
+
+use crate::config::Config;
+use crate::error;
+use crate::llm::ChatModel;
+use crate::rag::{AskOptions, AskOutcome};
+use crate::render::answer::{print_explain, print_footer, print_sources, turn_summary};
+use crate::render::{ColorChoice, Output, human_bytes, one_line};
+use crate::script::printable;
+use crate::search::Mode;
+use crate::session::{self, Conversation, export};
+use crate::store::Store;
+use commands::{Parsed, SessionCmd};
+
+/// The REPL's state: the store, the model, and the session being held.
+pub struct Repl {
+    out: Output,
+    store: Store,
+    cfg: Config,
+    model: Box<dyn ChatModel>,
+    /// The current session's name; the conversation row is created with its first turn.
+    name: String,
+    conversation: Option<Conversation>,
+    mode: Mode,
+    k: Option<usize>,
+    cancel: Arc<AtomicBool>,
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+impl Repl {
+    /// `session`: the one to open (created with its first turn); otherwise a new `session-N`.
+    pub fn new(out: Output, store: Store, cfg: Config, model: Box<dyn ChatModel>, session: Option<&str>) -> Result<Repl> {
+        let (name, conversation) = match session {
+            Some(n) => {
+                session::check_name(n)?;
+                (n.to_string(), session::find(&store, n)?)
+            }
+            None => (next_free_name(&store)?, None),
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        {
+            let cancel = cancel.clone();
+            // Only fails if a handler is already set, which this process never does twice.
+            let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
+        }
+        Ok(Repl { out, store, cfg, model, name, conversation, mode: Mode::Lexical, k: None, cancel })
+    }
+
+    fn prompt(&self) -> String {
+        format!("kebab[{}]> ", self.name)
+    }
+
+    /// One line: size of the notes, the model and the mode.
+    fn banner(&self) -> Result<String> {
+        let conn = self.store.conn();
+        let docs: i64 = conn.query_row("SELECT count(*) FROM documents", [], |r| r.get(0))?;
+        let chunks = self.store.chunk_count()?;
+        let bytes = std::fs::metadata(self.store.path()).map(|m| m.len()).unwrap_or(0);
+        Ok(format!(
+            "kebab {} · {docs} documents, {chunks} chunks ({}) · model {}/{} · mode {} · :help for commands",
+            env!("CARGO_PKG_VERSION"),
+            human_bytes(bytes),
+            self.model.provider(),
+            self.model.id(),
+            self.mode.as_str()
+        ))
+    }
+
+    /// Handles one line; errors are printed, never fatal.
+    fn handle(&mut self, line: &str) -> Flow {
+        let line = line.trim();
+        if line.is_empty() {
+            return Flow::Continue;
+        }
+        let result = if line.starts_with(':') {
+            match commands::parse(line) {
+                Ok(cmd) => self.command(cmd),
+                Err(msg) => {
+                    self.say_error(&msg, None);
+                    Ok(Flow::Continue)
+                }
+            }
+        } else {
+            self.ask(line).map(|_| Flow::Continue)
+        };
+        result.unwrap_or_else(|err| {
+            let failure = error::classify(&err);
+            self.say_error(&failure.doc.message, failure.doc.hint.as_deref());
+            Flow::Continue
+        })
+    }
+
+    fn say_error(&self, message: &str, hint: Option<&str>) {
+        let s = owo_colors::Style::new();
+        let _ = self.out.line(format!("{} {message}", self.out.paint("error:", s.red().bold())));
+        if let Some(h) = hint {
+            let _ = self.out.line(format!("{} {h}", self.out.paint("hint:", s.cyan())));
+        }
+    }
+
+    fn ask(&mut self, question: &str) -> Result<()> {
+        let readonly = self.store.is_readonly();
+        if self.conversation.is_none() && !readonly {
+            self.conversation = Some(session::open_or_create(&self.store, &self.name)?);
+        }
+        let opts = AskOptions { mode: self.mode, k: self.k, ..AskOptions::new(question) };
+        self.cancel.store(false, Ordering::SeqCst);
+        let mut sink = |piece: &str| -> bool {
+            let mut out = std::io::stdout().lock();
+            write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
+        };
+        let outcome: AskOutcome = match &self.conversation {
+            Some(c) => session::ask_turn(&self.store, &self.cfg, self.model.as_ref(), c, opts, &mut sink, &self.cancel)?,
+            None => crate::rag::ask(&self.store, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
+        };
+        let a = &outcome.answer;
+        let streamed = a.refusal_reason.is_none_or(|r| !matches!(r, "no_index" | "no_chunks" | "score_gate"));
+        if streamed {
+            self.out.line("")?;
+        } else {
+            self.out.line(printable(&a.answer))?;
+        }
+        if let Some(err) = &outcome.error {
+            self.say_error(&format!("the answer was cut short and saved as aborted: {err}"), err.hint().as_deref());
+        } else if self.cancel.swap(false, Ordering::SeqCst) {
+            self.out.line("(stopped: the partial answer is kept as this turn)")?;
+        }
+        print_sources(&self.out, a)?;
+        print_footer(&self.out, a)
+    }
+
+    fn command(&mut self, cmd: Parsed) -> Result<Flow> {
+        match cmd {
+            Parsed::Help => self.out.line(commands::help())?,
+            Parsed::Quit => return Ok(Flow::Quit),
+            Parsed::Explain => match self.last_turn()? {
+                Some(t) => match &t.explain {
+                    Some(e) => print_explain(&self.out, &t.answer, e)?,
+                    None => self.out.line("this answer was saved without explain details")?,
+                },
+                None => self.out.line("no answer yet in this session")?,
+            },
+            Parsed::Cite(n) => self.cite(n)?,
+            Parsed::History => {
+                let turns = match &self.conversation {
+                    Some(c) => session::turns(&self.store, c.id)?,
+                    None => Vec::new(),
+                };
+                if turns.is_empty() {
+                    self.out.line("no questions yet in this session")?;
+                }
+                for t in &turns {
+                    self.out.line(turn_summary(t))?;
+                }
+            }
+            Parsed::Mode(m) => {
+                self.mode = m;
+                self.out.line(format!("mode {}", m.as_str()))?;
+            }
+            Parsed::K(k) => {
+                self.k = Some(k);
+                let effective = k.max(self.cfg.search.default_k);
+                let note = if effective > k { format!(" (search.default_k {effective} is the minimum)") } else { String::new() };
+                self.out.line(format!("k {k}{note}"))?;
+            }
+            Parsed::Session(s) => self.session(s)?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn last_turn(&self) -> Result<Option<session::Turn>> {
+        match &self.conversation {
+            Some(c) => session::last_turn(&self.store, c.id),
+            None => Ok(None),
+        }
+    }
+
+    fn cite(&self, n: Option<usize>) -> Result<()> {
+        let Some(t) = self.last_turn()? else {
+            return self.out.line("no answer yet in this session").map_err(Into::into);
+        };
+        let Some(n) = n else {
+            if t.answer.citations.is_empty() {
+                self.out.line("the last answer cites no sources")?;
+            }
+            return print_sources(&self.out, &t.answer);
+        };
+        let Some(p) = t.packed.iter().find(|p| p.n == n) else {
+            let msg = match t.packed.len() {
+                0 => "the last answer had no evidence".to_string(),
+                len => format!("there is no source {n}; the last answer's evidence is numbered 1–{len}"),
+            };
+            return self.out.line(msg).map_err(Into::into);
+        };
+        let stale = self.store.chunks_by_ids(&[p.chunk_id])?.is_empty();
+        let mut head = format!("[{n}] {}:{}-{}", one_line(&p.doc_path), p.line_start, p.line_end);
+        if !p.heading_path.is_empty() {
+            head.push_str(&format!(" · {}", one_line(&p.heading_path.join(" > "))));
+        }
+        if stale {
+            head.push_str(" (the note changed since; this is the text the answer saw)");
+        }
+        self.out.line(head)?;
+        self.out.line(printable(&p.text))?;
+        Ok(())
+    }
+
+    fn session(&mut self, cmd: SessionCmd) -> Result<()> {
+        match cmd {
+            SessionCmd::Current => {
+                let turns = match &self.conversation {
+                    Some(c) => session::prior_turns(&self.store, c.id)?.len(),
+                    None => 0,
+                };
+                self.out.line(format!("session {} ({turns} turns)", self.name))?;
+            }
+            SessionCmd::Switch(name) => self.switch(name)?,
+            SessionCmd::New(name) => {
+                let c = session::create(&self.store, name.as_deref())?;
+                self.out.line(format!("new session {}", c.name))?;
+                self.name = c.name.clone();
+                self.conversation = Some(c);
+            }
+            SessionCmd::List => {
+                let all = session::list(&self.store)?;
+                if all.is_empty() {
+                    self.out.line("no saved sessions yet")?;
+                }
+                for s in &all {
+                    let mark = if s.conversation.name == self.name { "*" } else { " " };
+                    self.out.line(format!("{mark} {}", crate::cli::sessions_list_line(s)))?;
+                }
+            }
+            SessionCmd::Rm(name) => {
+                if name == self.name {
+                    return Err(crate::error::UserError::new("bad_input", "cannot remove the session you are in")
+                        .with_hint("switch to another session first (`:session new`)")
+                        .into());
+                }
+                let turns = session::remove(&self.store, &name)?;
+                self.out.line(format!("removed session {name} ({turns} turns)"))?;
+            }
+            SessionCmd::Export(file) => {
+                let Some(c) = self.conversation.clone() else {
+                    return self.out.line("nothing to export: this session has no turns yet").map_err(Into::into);
+                };
+                let file = file.unwrap_or_else(|| format!("{}.md", self.name));
+                let doc = session::document(&self.store, c)?;
+                std::fs::write(&file, export::markdown(&doc))
+                    .map_err(|e| anyhow::anyhow!("cannot write {file}: {e}"))?;
+                self.out.line(format!("exported {} turns to {file}", doc.turns.len()))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn switch(&mut self, name: String) -> Result<()> {
+        let found = session::find(&self.store, &name)?;
+        let turns = match &found {
+            Some(c) => session::prior_turns(&self.store, c.id)?.len(),
+            None => 0,
+        };
+        let what = if found.is_some() { "switched to" } else { "new" };
+        self.out.line(format!("{what} session {name} ({turns} turns)"))?;
+        self.name = name;
+        self.conversation = found;
+        Ok(())
+    }
+
+    fn session_names(&self) -> Vec<String> {
+        session::list(&self.store).map(|l| l.into_iter().map(|s| s.conversation.name).collect()).unwrap_or_default()
+    }
+}
+
+/// The first `session-N` not taken yet.
+fn next_free_name(store: &Store) -> Result<String> {
+    let mut i = 1;
+    while session::find(store, &format!("session-{i}"))?.is_some() {
+        i += 1;
+    }
+    Ok(format!("session-{i}"))
+}
+
+/// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
+pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<i32> {
+    if !std::io::stdin().is_terminal() {
+        if repl.out.color == ColorChoice::Auto {
+            repl.out.color = ColorChoice::Never;
+        }
+        if let Some(n) = note {
+            repl.out.notice(n);
+        }
+        return piped(repl);
+    }
+    repl.out.notice(repl.banner()?);
+    if let Some(n) = note {
+        repl.out.notice(n);
+    }
+    if repl.store.is_readonly() {
+        repl.out.notice("read-only: turns are not saved, so follow-ups do not see earlier answers");
+    }
+    let config = rustyline::Config::builder()
+        .max_history_size(5000)?
+        .auto_add_history(false)
+        .bracketed_paste(true)
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: rustyline::Editor<helper::Helper, rustyline::history::DefaultHistory> =
+        rustyline::Editor::with_config(config)?;
+    editor.set_helper(Some(helper::Helper::default()));
+    // A missing history file is the first run, not an error.
+    let _ = editor.load_history(history_file);
+    loop {
+        if let Some(h) = editor.helper_mut() {
+            h.sessions = repl.session_names();
+        }
+        match editor.readline(&repl.prompt()) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.trim());
+                    if let Err(e) = editor.append_history(history_file) {
+                        repl.out.warn(format!("cannot save input history to {}: {e}", history_file.display()));
+                    }
+                }
+                if let Flow::Quit = repl.handle(&line) {
+                    break;
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(0)
+}
+
+/// stdin not a terminal: one question or command per line, each echoed after
+/// the prompt, plain text, exit at end of input.
+fn piped(mut repl: Repl) -> Result<i32> {
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        repl.out.line(format!("{}{}", repl.prompt(), one_line(line.trim())))?;
+        if let Flow::Quit = repl.handle(&line) {
+            break;
+        }
+        if repl.cancel.load(Ordering::SeqCst) {
+            // Ctrl-C outside an answer: stop reading, as a script would.
+            return Ok(130);
+        }
+    }
+    Ok(0)
+}

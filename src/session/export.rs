@@ -1,0 +1,62 @@
+//! `sessions export` and `:session export`: a conversation as Markdown — each
+//! question, its answer with the `[#n]` markers turned into footnotes, and the
+//! footnotes giving each source's path, lines and section.
+
+use std::fmt::Write;
+
+use super::SessionDoc;
+use crate::rag::extract;
+
+pub fn markdown(doc: &SessionDoc) -> String {
+    let c = &doc.conversation;
+    let mut s = format!("# Session {}\n\n", c.name);
+    let _ = writeln!(s, "Started {}, last turn {}, {} turns.\n", c.created_at, c.updated_at, doc.turns.len());
+    for turn in &doc.turns {
+        let t = turn.turn_index + 1;
+        let _ = writeln!(s, "## {t}. {}\n", turn.question.trim());
+        let a = &turn.answer;
+        let _ = writeln!(s, "{}\n", footnoted(&a.answer, t));
+        if let Some(reason) = a.refusal_reason {
+            let _ = writeln!(s, "*Not grounded: {reason}.*\n");
+        }
+        for c in &a.citations {
+            let n = c.marker.trim_matches(['[', ']']);
+            let _ = write!(s, "[^{t}-{n}]: `{}` lines {}–{}", c.citation.path, c.citation.start, c.citation.end);
+            if let Some(section) = &c.citation.section {
+                let _ = write!(s, " · {section}");
+            }
+            if c.stale {
+                s.push_str(" (changed since)");
+            }
+            s.push('\n');
+        }
+        if !a.citations.is_empty() {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// The answer with `[#n]` written as footnote references `[^T-n]`.
+fn footnoted(answer: &str, turn: i64) -> String {
+    let mut out = String::with_capacity(answer.len());
+    let mut last = 0;
+    for m in extract::markers(answer) {
+        out.push_str(&answer[last..m.start]);
+        let _ = write!(out, "[^{turn}-{}]", m.n);
+        last = m.end;
+    }
+    out.push_str(&answer[last..]);
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_become_per_turn_footnote_references() {
+        assert_eq!(footnoted("\"x\" [#1] and [#12].", 3), "\"x\" [^3-1] and [^3-12].");
+        assert_eq!(footnoted("vec![1] stays", 1), "vec![1] stays");
+    }
+}
