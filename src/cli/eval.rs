@@ -7,7 +7,7 @@ use clap::Subcommand;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::eval::retrieval;
+use crate::eval::{dialogues, retrieval};
 use crate::search::Mode;
 
 #[derive(Debug, Subcommand)]
@@ -33,10 +33,55 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         set: PathBuf,
     },
+    /// Run golden multi-turn dialogues as conversations and report, per turn
+    /// kind, source hits (expanded query vs bare question), cited sources,
+    /// required words and refusals. Saves nothing.
+    Dialogues {
+        /// JSONL: {"id","split","turns":[{"question","kind","sources","must_contain","refusal"}]} per line
+        file: PathBuf,
+        /// Only dialogues whose "split" is this (e.g. dev, test)
+        #[arg(long)]
+        split: Option<String>,
+    },
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
+        Command::Dialogues { file, split } => {
+            let cfg = ctx.config()?;
+            // Read-only: the dialogues' turns must not land in the user's sessions.
+            let store = crate::store::Store::open(&ctx.paths.database, true)?;
+            let selected = crate::llm::auto::select(&cfg.llm);
+            if let Some(note) = &selected.note {
+                ctx.out.notice(note);
+            }
+            let opts = dialogues::Options { file: &file, split: split.as_deref(), per_turn: ctx.out.json };
+            let r = dialogues::run(&store, &cfg, selected.model.as_ref(), &opts)?;
+            if ctx.out.json {
+                ctx.out.json(&r)?;
+                return Ok(0);
+            }
+            ctx.out.line(format!(
+                "{} dialogues · {} · k {} · expansion {} chars",
+                r.dialogues, r.model, r.k, r.expansion_chars
+            ))?;
+            ctx.out.line("kind       turns  source@k  bare@k  cited  must_contain  refused")?;
+            for (kind, s) in &r.by_kind {
+                ctx.out.line(format!(
+                    "{kind:<10} {:>5}  {:>7.1}%  {:>5.1}%  {:>4.1}%  {:>11}  {:>6.1}%",
+                    s.turns,
+                    s.source_hit * 100.0,
+                    s.bare_source_hit * 100.0,
+                    s.cited_source * 100.0,
+                    s.must_contain.map_or("–".into(), |m| format!("{:.1}%", m * 100.0)),
+                    s.refused * 100.0
+                ))?;
+            }
+            if r.unanswerable > 0 {
+                ctx.out.line(format!("unanswerable turns {}: refused {:.1}%", r.unanswerable, r.unanswerable_refused * 100.0))?;
+            }
+            Ok(0)
+        }
         Command::Gate { set } => {
             let cfg = ctx.config()?;
             let store = ctx.store()?;

@@ -2,6 +2,7 @@
 //! files, `metrics` scores rankings, `retrieval` runs the queries.
 
 pub mod beir;
+pub mod dialogues;
 pub mod labelled;
 pub mod metrics;
 pub mod retrieval;

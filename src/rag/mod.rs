@@ -13,6 +13,7 @@ pub mod history;
 pub mod pack;
 pub mod persist;
 pub mod render;
+pub mod retrieve;
 pub mod validate;
 pub mod verify;
 
@@ -149,7 +150,7 @@ pub fn ask(
     // Retrieve.
     let t = Instant::now();
     let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-    let (hits, _) = lexical::search(store, &retrieval_query, search)?;
+    let hits = retrieve::retrieve(store, &opts.question, &retrieval_query, search)?;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
@@ -158,7 +159,7 @@ pub fn ask(
 
     // Gate.
     let t = Instant::now();
-    let report = gate::lexical(store, chunks, &retrieval_query, &hits, threshold)?;
+    let report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -211,7 +212,7 @@ pub fn ask(
         max_tokens: None,
         stream: opts.stream,
         grounding: Some(Grounding {
-            question: opts.question.clone(),
+            question: grounding_question(&opts.question, &retrieval_query),
             evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
             korean,
         }),
@@ -300,6 +301,14 @@ fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
     }
 }
 
+/// What a model without chat history (the extractive one) should answer: the
+/// question, or — for a follow-up made only of question words ("Why?") —
+/// the question with the context its retrieval query carries.
+fn grounding_question(question: &str, retrieval_query: &str) -> String {
+    let has_content = crate::search::query::terms(question).iter().any(|t| !crate::search::query::is_question_word(&t.word));
+    if has_content { question.to_string() } else { retrieval_query.to_string() }
+}
+
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
@@ -373,6 +382,12 @@ mod tests {
 
     fn request() -> ChatRequest {
         ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: None }
+    }
+
+    #[test]
+    fn a_follow_up_of_only_question_words_is_grounded_on_its_context() {
+        assert_eq!(grounding_question("Why?", "Why? values move"), "Why? values move");
+        assert_eq!(grounding_question("Why is a move cheap?", "Why is a move cheap? x"), "Why is a move cheap?");
     }
 
     #[test]
