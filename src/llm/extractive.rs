@@ -20,6 +20,8 @@ pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one.
 const FOLLOW_SHARE: f64 = 0.7;
 const MAX_QUOTES: usize = 3;
+/// How much a follow-up's context counts next to the question's own words.
+const CONTEXT_WEIGHT: f64 = 0.5;
 
 #[derive(Debug, Default)]
 pub struct Extractive;
@@ -80,13 +82,24 @@ struct Sentence {
     words: Vec<String>,
 }
 
+/// Content words of `text`, stemmed (Korean: particle stripped).
+fn content_terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word)) {
+        let term = if t.cjk { query::strip_particle(&t.word).to_string() } else { stem(&t.word) };
+        if !out.contains(&term) {
+            out.push(term);
+        }
+    }
+    out
+}
+
 /// The whole answer text for a grounded question.
 pub fn answer(g: &Grounding) -> String {
-    let terms: Vec<String> = query::terms(&g.question)
-        .into_iter()
-        .filter(|t| !query::is_question_word(&t.word))
-        .map(|t| if t.cjk { query::strip_particle(&t.word).to_string() } else { stem(&t.word) })
-        .collect();
+    let terms = content_terms(&g.question);
+    // Context words (a follow-up's previous turn) only break ties between
+    // sentences that answer the question itself.
+    let context: Vec<String> = content_terms(&g.context).into_iter().filter(|t| !terms.contains(t)).collect();
     let sentences: Vec<Sentence> = g
         .evidence
         .iter()
@@ -105,29 +118,40 @@ pub fn answer(g: &Grounding) -> String {
         if term.chars().any(is_cjk) { s.text.contains(term) } else { s.words.iter().any(|w| w == term) }
     };
     let total = sentences.len() as f64;
-    let weights: Vec<f64> = terms
-        .iter()
-        .map(|t| {
-            let df = sentences.iter().filter(|s| has(s, t)).count() as f64;
-            (1.0 + total / (1.0 + df)).ln()
-        })
-        .collect();
+    let weigh = |terms: &[String]| -> Vec<f64> {
+        terms
+            .iter()
+            .map(|t| {
+                let df = sentences.iter().filter(|s| has(s, t)).count() as f64;
+                (1.0 + total / (1.0 + df)).ln()
+            })
+            .collect()
+    };
+    let (weights, context_weights) = (weigh(&terms), weigh(&context));
     let sum: f64 = weights.iter().sum();
+    let context_sum: f64 = context_weights.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    let coverage = |s: &Sentence, terms: &[String], weights: &[f64]| -> f64 {
+        terms.iter().zip(weights).filter(|(t, _)| has(s, t)).map(|(_, w)| w).sum()
+    };
     let mut scored: Vec<(f64, &Sentence)> = sentences
         .iter()
-        .map(|s| {
-            let covered: f64 = terms.iter().zip(&weights).filter(|(t, _)| has(s, t)).map(|(_, w)| w).sum();
+        .filter_map(|s| {
             // Earlier evidence ranked higher in search; very long sentences say less per word.
             let rank = 1.0 / (1.0 + 0.03 * (s.n as f64 - 1.0));
             let length = if s.text.chars().count() > 400 { 0.85 } else { 1.0 };
-            (covered / sum * rank * length, s)
+            let own = coverage(s, &terms, &weights) / sum * rank * length;
+            if own < MIN_COVERAGE {
+                return None;
+            }
+            let ctx = coverage(s, &context, &context_weights) / context_sum * rank * length;
+            Some((own + CONTEXT_WEIGHT * ctx, s))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let best = scored[0].0;
-    if best < MIN_COVERAGE {
+    if scored.is_empty() {
         return refuse.to_string();
     }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let best = scored[0].0;
     let mut chosen: Vec<&Sentence> = Vec::new();
     for (score, s) in &scored {
         if chosen.len() == MAX_QUOTES || *score < best * FOLLOW_SHARE {
@@ -146,14 +170,20 @@ fn stem(word: &str) -> String {
     if word.chars().any(is_cjk) {
         return word.to_string();
     }
+    let mut base = word;
     for suffix in ["ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s"] {
-        if let Some(base) = word.strip_suffix(suffix) {
-            if base.chars().count() >= 3 {
-                return base.to_string();
+        if let Some(b) = word.strip_suffix(suffix) {
+            if b.chars().count() >= 3 {
+                base = b;
+                break;
             }
         }
     }
-    word.to_string()
+    // A final e goes too, so `take`, `takes` and `taken`'s neighbours meet: `tak`.
+    match base.strip_suffix('e') {
+        Some(b) if b.chars().count() >= 3 => b.to_string(),
+        _ => base.to_string(),
+    }
 }
 
 /// Prose sentences of a chunk: code fences, headings, HTML and include lines
@@ -215,7 +245,26 @@ mod tests {
     use crate::llm::{Message, Role};
 
     fn grounding(q: &str, ev: &[&str]) -> Grounding {
-        Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), korean: false }
+        Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), korean: false, context: String::new() }
+    }
+
+    #[test]
+    fn stems_meet_across_inflections() {
+        for group in [["take", "takes"], ["store", "stored"], ["borrow", "borrowing"]] {
+            assert_eq!(stem(group[0]), stem(group[1]), "{group:?}");
+        }
+    }
+
+    #[test]
+    fn context_picks_between_sentences_that_answer_the_question_alike() {
+        let ev = ["A full inspection takes about 20 minutes per hive.", "One alcohol wash takes about ten minutes per hive."];
+        let mut g = grounding("How long does that take?", &ev);
+        g.context = "I counted mites with an alcohol wash of about 300 bees.".into();
+        assert!(answer(&g).starts_with("\"One alcohol wash takes about ten minutes per hive.\" [#2]"), "{}", answer(&g));
+        // Context alone never makes a sentence an answer.
+        let mut off = grounding("What colour is the roof?", &ev);
+        off.context = g.context.clone();
+        assert!(!answer(&off).contains("[#"));
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct Grounding {
     pub evidence: Vec<(usize, String)>,
     /// Answer in Korean wording (the question is in Korean).
     pub korean: bool,
+    /// In a conversation: what the previous turn was about (the expansion of
+    /// the retrieval query), so a follow-up's "that" can be resolved.
+    pub context: String,
 }
 
 /// What the token callback tells the model.

@@ -88,6 +88,9 @@ fn gate_expr(t: &query::Term) -> String {
     if !t.cjk {
         return t.word_expr.clone();
     }
-    let stem: String = query::strip_particle(&t.word).chars().take(2).collect();
+    // Two syllables (after any leading number: `2024년`) match the word's inflections.
+    let word = query::strip_particle(&t.word);
+    let digits = word.chars().take_while(char::is_ascii_digit).count();
+    let stem: String = word.chars().take(digits + if digits > 0 { 1 } else { 2 }).collect();
     format!("\"{stem}\"*")
 }

@@ -127,10 +127,10 @@ pub fn ask(
     let threshold = cfg.rag.score_gate.lexical_for(korean);
     let mut explain = Explain::default();
     let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
-    let retrieval_query = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
+    let expanded = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
     let b = Builder {
         question: &opts.question,
-        retrieval_query: &retrieval_query,
+        retrieval_query: expanded.clone(),
         conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
         mode: opts.mode,
         template,
@@ -150,7 +150,8 @@ pub fn ask(
     // Retrieve.
     let t = Instant::now();
     let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-    let hits = retrieve::retrieve(store, &opts.question, &retrieval_query, search)?;
+    let hits = retrieve::retrieve(store, &opts.question, &expanded, search)?;
+    let retrieval_query = expanded;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
@@ -159,7 +160,17 @@ pub fn ask(
 
     // Gate.
     let t = Instant::now();
-    let report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
+    let mut report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
+    if let Some(prev) = prior.last().filter(|_| !report.passed) {
+        // A follow-up ("Why did they do so well?") may name too little to be
+        // judged alone; read together with the question it follows, its
+        // evidence must still cover it. Off-topic words (never in the notes)
+        // weigh most and still refuse.
+        let together = gate::lexical(store, chunks, &format!("{} {}", opts.question, prev.question), &hits, threshold)?;
+        if together.passed {
+            report = together;
+        }
+    }
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -213,6 +224,7 @@ pub fn ask(
         stream: opts.stream,
         grounding: Some(Grounding {
             question: grounding_question(&opts.question, &retrieval_query),
+            context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
             evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
             korean,
         }),
@@ -316,7 +328,7 @@ fn ms(t: Instant) -> f64 {
 /// The parts of an `Answer` every path shares.
 struct Builder<'a> {
     question: &'a str,
-    retrieval_query: &'a str,
+    retrieval_query: String,
     conversation_id: Option<i64>,
     mode: Mode,
     template: Template,
@@ -337,7 +349,7 @@ impl Builder<'_> {
             top_score,
             chunks_returned: returned,
             chunks_used: used,
-            retrieval_query: self.retrieval_query.to_string(),
+            retrieval_query: self.retrieval_query.clone(),
         }
     }
 

@@ -43,7 +43,8 @@ pub fn footer(a: &Answer) -> String {
         None => "grounded".to_string(),
         Some(reason) => format!("refused: {reason}"),
     };
-    let top = r.top_score.map_or("–".to_string(), |s| format!("{s:.2}"));
+    // `+ 0.0` turns a coverage of -0.0 into 0.0 for display.
+    let top = r.top_score.map_or("–".to_string(), |s| format!("{:.2}", s + 0.0));
     format!(
         "{}/{} · {} · {}/{} chunks · top {top} (gate {:.2}) · {} ms · {verdict}",
         a.model.provider, a.model.id, r.mode, r.chunks_used, r.chunks_returned, r.score_gate, a.usage.latency_ms

@@ -50,7 +50,10 @@ const QUESTION_ENDINGS: &[&str] = &[
 ];
 
 /// Korean words too common or too grammatical to count as a topic.
-const KOREAN_FILLERS: &[&str] = &["수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀"];
+const KOREAN_FILLERS: &[&str] = &[
+    "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기",
+];
 
 pub fn is_question_word(word: &str) -> bool {
     let stem = strip_particle(word);
@@ -78,7 +81,10 @@ pub fn words(text: &str) -> Vec<String> {
     for c in text.chars() {
         if c.is_alphanumeric() {
             let cjk = is_cjk(c);
-            if !cur.is_empty() && cjk != cur_cjk {
+            // A number runs into the Hangul after it, as the index tokenises
+            // it: `2024년에는` is one token, so `2024년` must stay one word.
+            let number_then_cjk = cjk && cur.chars().all(|d| d.is_ascii_digit());
+            if !cur.is_empty() && cjk != cur_cjk && !number_then_cjk {
                 out.push(std::mem::take(&mut cur));
             }
             cur_cjk = cjk;
@@ -189,6 +195,8 @@ mod tests {
     #[test]
     fn script_change_splits_a_word() {
         assert_eq!(words("Rust의 소유권"), ["rust", "의", "소유권"]);
+        assert_eq!(words("2024년에는 3개"), ["2024년에는", "3개"]);
+        assert_eq!(words("v2 소유권2"), ["v2", "소유권", "2"]);
         let q = build("Rust의 소유권");
         assert_eq!(q.words.unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
     }

@@ -1,0 +1,149 @@
+//! The REPL through piped stdin: the golden transcripts in `sessions/`, the
+//! command table's errors, and sessions surviving a restart.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use common::Env;
+
+/// A home with the research notes indexed and the built-in model configured
+/// (so a model server that happens to run on this machine changes nothing).
+fn research_env() -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research");
+    env.ok(&["ingest", corpus.to_str().unwrap()]);
+    env
+}
+
+/// Runs `kebab ARGS` with `input` on stdin, in `cwd`; returns (exit code, stdout, stderr).
+fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = env
+        .cmd(args)
+        .current_dir(env.path(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kebab");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// Replaces what differs between runs: latencies, stage timings, timestamps.
+fn normalise(text: &str) -> String {
+    let ms = regex::Regex::new(r"· \d+ ms ·").unwrap();
+    let timings = regex::Regex::new(r"(?m)^timings ms: .*$").unwrap();
+    let stamp = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").unwrap();
+    let t = ms.replace_all(text, "· N ms ·");
+    let t = timings.replace_all(&t, "timings ms: …");
+    stamp.replace_all(&t, "TIMESTAMP").into_owned()
+}
+
+#[test]
+fn golden_transcripts_replay_exactly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let mut scripts: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "in"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 3, "expected the golden transcripts in {}", dir.display());
+    let bless = std::env::var_os("KEBAB_BLESS").is_some();
+    let mut failures = Vec::new();
+    for script in &scripts {
+        let name = script.file_stem().unwrap().to_str().unwrap();
+        let env = research_env();
+        let input = std::fs::read_to_string(script).unwrap();
+        let (code, stdout, stderr) = repl(&env, &["--repl", "--session", name], &input);
+        assert_eq!(code, 0, "{name}: exit {code}\n{stderr}");
+        let actual = normalise(&stdout);
+        let golden = script.with_extension("out");
+        if bless {
+            std::fs::write(&golden, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+        if actual != expected {
+            failures.push(format!("--- {} (expected)\n{expected}\n+++ actual\n{actual}", golden.display()));
+        }
+    }
+    assert!(failures.is_empty(), "transcripts differ (KEBAB_BLESS=1 regenerates):\n{}", failures.join("\n"));
+}
+
+#[test]
+fn a_follow_up_searches_with_the_previous_answer_and_cite_shows_the_source_text() {
+    let env = research_env();
+    let input = "How did you count varroa mites?\nHow long does that take?\n:cite 1\n:explain\n:session list\n";
+    let (code, out, _) = repl(&env, &["--repl", "--session", "t1"], input);
+    assert_eq!(code, 0);
+    // Two answers, each followed by its sources and a footer.
+    assert_eq!(out.matches("· grounded").count(), 2, "{out}");
+    // The explain block's retrieval query holds words of the first answer.
+    let first_answer = out.lines().nth(1).unwrap();
+    let quoted = first_answer.split('"').nth(1).unwrap();
+    let query = out.lines().find(|l| l.starts_with("retrieval query: ")).unwrap();
+    assert!(query.starts_with("retrieval query: How long does that take? "), "{query}");
+    assert!(query.contains(&quoted[..30]), "{query} / {quoted}");
+    // :cite 1 prints the path, lines and the cited lines' text as in the file.
+    let cite = out.lines().position(|l| l.starts_with("kebab[t1]> :cite 1")).unwrap();
+    let head = out.lines().nth(cite + 1).unwrap();
+    let re = regex::Regex::new(r"^\[1\] research/(\S+):(\d+)-(\d+)").unwrap();
+    let c = re.captures(head).unwrap_or_else(|| panic!("{head}"));
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research").join(&c[1]);
+    let lines = common::file_lines(&file, c[2].parse().unwrap(), c[3].parse().unwrap());
+    let body: Vec<&str> = out.lines().skip(cite + 2).take(lines.lines().count()).collect();
+    assert_eq!(body.join("\n").trim(), lines.trim());
+    assert!(out.lines().any(|l| l.starts_with("* t1\t2 turns\t")), "{out}");
+}
+
+#[test]
+fn explain_and_cite_work_on_the_last_turn_after_a_restart() {
+    let env = research_env();
+    let (_, first, _) = repl(&env, &["--repl", "--session", "work"], "Which rooftop produced the most honey in 2024?\n");
+    let (code, second, _) = repl(&env, &["--repl", "--session", "work"], ":cite\n:explain\n:history\n");
+    assert_eq!(code, 0);
+    let sources: Vec<&str> = first.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(!sources.is_empty(), "{first}");
+    for s in &sources {
+        assert!(second.contains(s), "{s} missing after restart:\n{second}");
+    }
+    assert!(second.contains("retrieval query: Which rooftop produced the most honey in 2024?"), "{second}");
+    assert!(second.contains("1. Which rooftop produced the most honey in 2024? (grounded"), "{second}");
+}
+
+#[test]
+fn commands_are_checked_against_the_table() {
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl"], ":cit 1\n:k 0\n:mode sideways\n:help\n:quit\nnever asked\n");
+    assert_eq!(code, 0);
+    assert!(out.contains("unknown command :cit; did you mean :cite?"), "{out}");
+    assert!(out.contains("\"0\" is not a number from 1 to 1000 (usage: :k N)"), "{out}");
+    assert!(out.contains("unknown mode \"sideways\""), "{out}");
+    assert!(out.contains(":session [NAME | list | new [NAME] | rm NAME | export [FILE]]"), "{out}");
+    // :quit stops reading: the last line is never asked.
+    assert!(!out.contains("never asked"), "{out}");
+    // Without --session the REPL holds a new session, named session-N.
+    assert!(out.starts_with("kebab[session-1]> "), "{out}");
+}
+
+#[test]
+fn session_export_writes_footnoted_markdown() {
+    let env = research_env();
+    let input = "How did you count varroa mites?\n:session export notes.md\n";
+    let (code, out, _) = repl(&env, &["--repl", "--session", "ex"], input);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("exported 1 turns to notes.md"), "{out}");
+    let md = std::fs::read_to_string(env.path("notes.md")).unwrap();
+    assert!(md.starts_with("# Session ex\n"), "{md}");
+    assert!(md.contains("## 1. How did you count varroa mites?"), "{md}");
+    let footnote = regex::Regex::new(r"(?m)^\[\^1-\d+\]: `research/hives/\S+\.md` lines \d+–\d+").unwrap();
+    assert!(footnote.is_match(&md), "{md}");
+    let reference = regex::Regex::new(r"\[\^1-\d+\]").unwrap();
+    assert!(reference.find_iter(&md).count() >= 2, "reference and footnote: {md}");
+}
