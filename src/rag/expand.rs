@@ -67,7 +67,10 @@ fn strip_wire_markers(text: &str) -> String {
 
 /// At most `chars` characters of `text`, ending at a word boundary when one exists.
 fn cut_at_word(text: &str, chars: usize) -> &str {
-    let Some((end, _)) = text.char_indices().nth(chars) else { return text };
+    let Some((end, next)) = text.char_indices().nth(chars) else { return text };
+    if next == ' ' {
+        return &text[..end];
+    }
     match text[..end].rfind(' ') {
         Some(space) if space > 0 => &text[..space],
         _ => &text[..end],
@@ -101,7 +104,8 @@ mod tests {
         assert_eq!(retrieval_query("Q?", Some(&p), 0), "Q?");
         // Hangul counts in characters, not bytes.
         let k = prior("소유권 규칙은 세 가지", true);
-        assert_eq!(retrieval_query("왜?", Some(&k), 6), "왜? 소유권 규칙은");
+        assert_eq!(retrieval_query("왜?", Some(&k), 7), "왜? 소유권 규칙은");
+        assert_eq!(retrieval_query("왜?", Some(&k), 6), "왜? 소유권");
     }
 
     #[test]

@@ -1,0 +1,163 @@
+//! Sessions from the command line: `ask --session` appending turns,
+//! `sessions list | show | export | rm | rename`, read-only behaviour, and
+//! several processes writing one database at once.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use common::{Env, stderr};
+
+fn research_env() -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research");
+    env.ok(&["ingest", corpus.to_str().unwrap()]);
+    env
+}
+
+#[test]
+fn ask_session_appends_turns_that_show_lists_with_their_citations() {
+    let env = research_env();
+    let first = env.json(&["ask", "--session", "work", "How did you count varroa mites?"]);
+    assert_eq!(first["turn_index"], 0);
+    let second = env.json(&["ask", "--session", "work", "How long does that take?"]);
+    assert_eq!(second["turn_index"], 1);
+    assert_eq!(first["conversation_id"], second["conversation_id"]);
+    // The follow-up searched with its question and the start of the first answer.
+    let query = second["retrieval"]["retrieval_query"].as_str().unwrap();
+    let first_words: String = first["answer"].as_str().unwrap().split('"').nth(1).unwrap().chars().take(25).collect();
+    assert!(query.starts_with("How long does that take? ") && query.contains(&first_words), "{query}");
+
+    let doc = env.json(&["sessions", "show", "work"]);
+    assert_eq!(doc["schema_version"], "session.v1");
+    assert_eq!(doc["name"], "work");
+    let turns = doc["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    for (i, (turn, asked)) in turns.iter().zip([&first, &second]).enumerate() {
+        assert_eq!(turn["turn_index"], i);
+        assert_eq!(turn["answer"]["schema_version"], "answer.v1");
+        assert_eq!(turn["answer"]["answer"], asked["answer"]);
+        assert_eq!(turn["answer"]["citations"], asked["citations"], "turn {i}");
+        assert!(!turn["answer"]["citations"].as_array().unwrap().is_empty(), "turn {i} cites nothing");
+    }
+}
+
+#[test]
+fn a_single_shot_answer_has_no_conversation_fields() {
+    let env = research_env();
+    let a = env.json(&["ask", "How did you count varroa mites?"]);
+    assert!(a.get("conversation_id").is_none() && a.get("turn_index").is_none(), "{a}");
+    assert_eq!(env.json(&["sessions", "list"])["sessions"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn sessions_can_be_listed_renamed_exported_and_removed() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    env.ok(&["ask", "--session", "other", "What did the Wexmoor hives average in 2024?"]);
+    let list = env.ok(&["sessions", "list"]);
+    assert!(list.lines().any(|l| l.starts_with("draft\t1 turn\t")), "{list}");
+
+    env.ok(&["sessions", "rename", "draft", "mites"]);
+    let renamed = env.run(&["sessions", "show", "draft"]);
+    assert_eq!(renamed.status.code(), Some(1));
+    assert!(stderr(&renamed).contains("no session named \"draft\""), "{}", stderr(&renamed));
+    let clash = env.run(&["sessions", "rename", "mites", "other"]);
+    assert_eq!(clash.status.code(), Some(1));
+
+    let md = env.ok(&["sessions", "export", "mites"]);
+    assert!(md.starts_with("# Session mites\n"), "{md}");
+    assert!(md.contains("## 1. How did you count varroa mites?"), "{md}");
+    let footnote = regex::Regex::new(r"(?m)^\[\^1-\d+\]: `research/hives/varroa\.md` lines \d+–\d+ · ").unwrap();
+    assert!(footnote.is_match(&md), "{md}");
+    let json: serde_json::Value = serde_json::from_str(&env.ok(&["sessions", "export", "mites", "--format", "json"])).unwrap();
+    assert_eq!(json["turns"][0]["question"], "How did you count varroa mites?");
+
+    env.ok(&["sessions", "rm", "mites"]);
+    let names: Vec<String> = env.json(&["sessions", "list"])["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["other"]);
+    // Its turns and their answers went with it; the other session's stayed.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let answers: i64 = conn.query_row("SELECT count(*) FROM answers WHERE conversation_id IS NOT NULL", [], |r| r.get(0)).unwrap();
+    assert_eq!(answers, 1);
+}
+
+#[test]
+fn bad_session_names_are_refused_before_anything_is_written() {
+    let env = research_env();
+    let out = env.run(&["ask", "--session", "two words", "How did you count varroa mites?"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is not a usable session name"), "{}", stderr(&out));
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let answers: i64 = conn.query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
+    assert_eq!(answers, 0);
+}
+
+#[test]
+fn read_only_asks_in_a_session_create_and_save_nothing() {
+    let env = research_env();
+    let out = env.run(&["--readonly", "ask", "--session", "ro", "How did you count varroa mites?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("read-only: this answer is not saved"));
+    assert_eq!(env.json(&["sessions", "list"])["sessions"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn a_repl_an_ingest_and_parallel_session_asks_share_one_database() {
+    let env = research_env();
+    // Enough notes that the ingest holds the write lock in many batches.
+    for i in 0..300 {
+        env.write(&format!("bulk/n{i:03}.md"), format!("# Note {i}\n\n{}\n", "Bees forage on lime and clover. ".repeat(60)));
+    }
+    let bulk = env.path("bulk");
+    let ingest = env.cmd(&["ingest", bulk.to_str().unwrap()]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut repl = env
+        .cmd(&["--repl", "--session", "desk"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = repl.stdin.take().unwrap();
+    let asks: Vec<_> = (0..4)
+        .map(|i| {
+            let q = ["How did you count varroa mites?", "How long does that take?", "What about in winter?", "Why?"][i];
+            env.cmd(&["ask", "--session", "shared", q]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    for q in ["How did you count varroa mites?", "What did the Wexmoor hives average in 2024?", ":history"] {
+        writeln!(stdin, "{q}").unwrap();
+    }
+    drop(stdin);
+    let mut errors = String::new();
+    for child in asks {
+        let out = child.wait_with_output().unwrap();
+        errors.push_str(&String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "a process failed: {errors}");
+    }
+    let ingest_out = ingest.wait_with_output().unwrap();
+    assert!(ingest_out.status.success(), "{}", String::from_utf8_lossy(&ingest_out.stderr));
+    let repl_out = repl.wait_with_output().unwrap();
+    assert!(repl_out.status.success());
+    let all = format!("{errors}{}{}", String::from_utf8_lossy(&ingest_out.stderr), String::from_utf8_lossy(&repl_out.stderr));
+    assert!(!all.contains("locked"), "{all}");
+    assert!(String::from_utf8_lossy(&repl_out.stdout).contains("  2. What did the Wexmoor hives average in 2024?"));
+
+    // No turn lost, no index taken twice.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT t.turn_index FROM turns t JOIN conversations c ON c.id = t.conversation_id WHERE c.name = 'shared' ORDER BY 1")
+        .unwrap();
+    let indexes: Vec<i64> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(indexes, [0, 1, 2, 3]);
+    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok");
+}
