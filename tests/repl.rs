@@ -7,17 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::Env;
-
-/// A home with the research notes indexed and the built-in model configured
-/// (so a model server that happens to run on this machine changes nothing).
-fn research_env() -> Env {
-    let env = Env::new();
-    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research");
-    env.ok(&["ingest", corpus.to_str().unwrap()]);
-    env
-}
+use common::{Env, research_env};
 
 /// Runs `kebab ARGS` with `input` on stdin, in `cwd`; returns (exit code, stdout, stderr).
 fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {

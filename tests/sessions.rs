@@ -5,18 +5,9 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
 use std::process::Stdio;
 
-use common::{Env, stderr};
-
-fn research_env() -> Env {
-    let env = Env::new();
-    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research");
-    env.ok(&["ingest", corpus.to_str().unwrap()]);
-    env
-}
+use common::{research_env, stderr};
 
 #[test]
 fn ask_session_appends_turns_that_show_lists_with_their_citations() {

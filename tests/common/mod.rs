@@ -78,6 +78,16 @@ impl Env {
     }
 }
 
+/// A home with `fixtures/research/` indexed and the built-in model configured
+/// (so a model server that happens to run on this machine changes nothing).
+pub fn research_env() -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/research");
+    env.ok(&["ingest", corpus.to_str().unwrap()]);
+    env
+}
+
 /// Lines `start..=end` (1-based) of a file, joined with `\n`.
 pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
     let text = std::fs::read_to_string(path).unwrap();
