@@ -127,10 +127,10 @@ pub fn ask(
     let threshold = cfg.rag.score_gate.lexical_for(korean);
     let mut explain = Explain::default();
     let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
-    let expanded = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
+    let retrieval_query = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
     let b = Builder {
         question: &opts.question,
-        retrieval_query: expanded.clone(),
+        retrieval_query: retrieval_query.clone(),
         conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
         mode: opts.mode,
         template,
@@ -150,8 +150,7 @@ pub fn ask(
     // Retrieve.
     let t = Instant::now();
     let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-    let hits = retrieve::retrieve(store, &opts.question, &expanded, search)?;
-    let retrieval_query = expanded;
+    let hits = retrieve::retrieve(store, &opts.question, &retrieval_query, search)?;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
