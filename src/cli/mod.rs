@@ -83,8 +83,6 @@ enum Command {
     Config(config_cmd::Command),
 }
 
-pub use sessions::list_line as sessions_list_line;
-
 /// What every command gets: resolved paths, flags, and how to print.
 pub struct Ctx {
     pub paths: Paths,

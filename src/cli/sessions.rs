@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 ctx.out.notice("no sessions yet (start one with `kebab --repl --session NAME` or `kebab ask --session NAME …`)");
             } else {
                 for s in &sessions {
-                    ctx.out.line(list_line(s))?;
+                    ctx.out.line(answer::session_line(s))?;
                 }
             }
         }
@@ -100,17 +100,4 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// `name  N turns  updated  title`
-pub fn list_line(s: &Summary) -> String {
-    let c = &s.conversation;
-    format!(
-        "{}\t{} turn{}\t{}\t{}",
-        one_line(&c.name),
-        s.turns,
-        if s.turns == 1 { "" } else { "s" },
-        c.updated_at,
-        one_line(c.title.as_deref().unwrap_or(""))
-    )
 }

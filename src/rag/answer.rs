@@ -79,6 +79,13 @@ pub struct Answer {
     pub turn_index: Option<i64>,
 }
 
+impl Answer {
+    /// Refused before any model was called (nothing was streamed).
+    pub fn refused_before_model(&self) -> bool {
+        matches!(self.refusal_reason, Some("no_index" | "no_chunks" | "score_gate"))
+    }
+}
+
 /// Every refusal reason an answer can carry.
 pub const REFUSAL_REASONS: [&str; 6] =
     ["no_index", "no_chunks", "score_gate", "llm_self_judge", "llm_stream_aborted", "multi_hop_decompose_failed"];

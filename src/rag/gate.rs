@@ -34,6 +34,24 @@ pub struct GateReport {
     pub terms: Vec<TermWeight>,
 }
 
+/// The gate for a turn: the question alone, or — for a follow-up that fails
+/// alone ("Why did they do so well?" names too little) — the question read
+/// together with the one it follows. Off-topic words, never in the notes,
+/// weigh most and still refuse.
+pub fn turn(
+    store: &Store,
+    chunks: i64,
+    question: &str,
+    previous: Option<&str>,
+    hits: &[SearchHit],
+    threshold: f64,
+) -> Result<GateReport> {
+    let alone = lexical(store, chunks, question, hits, threshold)?;
+    let Some(prev) = previous.filter(|_| !alone.passed) else { return Ok(alone) };
+    let together = lexical(store, chunks, &format!("{question} {prev}"), hits, threshold)?;
+    Ok(if together.passed { together } else { alone })
+}
+
 /// `chunks` is the number of chunks in the index (the caller has counted them).
 pub fn lexical(store: &Store, chunks: i64, question: &str, hits: &[SearchHit], threshold: f64) -> Result<GateReport> {
     let terms: Vec<query::Term> = query::terms(question)

@@ -159,17 +159,8 @@ pub fn ask(
 
     // Gate.
     let t = Instant::now();
-    let mut report = gate::lexical(store, chunks, &opts.question, &hits, threshold)?;
-    if let Some(prev) = prior.last().filter(|_| !report.passed) {
-        // A follow-up ("Why did they do so well?") may name too little to be
-        // judged alone; read together with the question it follows, its
-        // evidence must still cover it. Off-topic words (never in the notes)
-        // weigh most and still refuse.
-        let together = gate::lexical(store, chunks, &format!("{} {}", opts.question, prev.question), &hits, threshold)?;
-        if together.passed {
-            report = together;
-        }
-    }
+    let previous = prior.last().map(|p| p.question.as_str());
+    let report = gate::turn(store, chunks, &opts.question, previous, &hits, threshold)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -280,7 +271,7 @@ fn finish(
 ) -> Result<AskOutcome> {
     explain.timings.total = ms(b.started);
     a.usage.latency_ms = b.started.elapsed().as_millis() as u64;
-    if matches!(a.refusal_reason, Some("no_index" | "no_chunks" | "score_gate")) {
+    if a.refused_before_model() {
         // Refused before any model call: all of it was "before the model".
         explain.timings.before_model = explain.timings.total;
     }

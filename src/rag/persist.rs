@@ -32,54 +32,8 @@ pub fn persist(
         Some(id) => Some(next_turn_index(&tx, id)?),
         None => None,
     };
-    let answer_id = insert_answer(&tx, a, question, packed, explain_json, hops_json, conversation_id, turn_index)?;
-    if let (Some(conversation), Some(index)) = (conversation_id, turn_index) {
-        let now = now_rfc3339();
-        tx.execute(
-            "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![conversation, index, question, a.retrieval.retrieval_query, answer_id, now],
-        )
-        .context("saving the turn")?;
-        tx.execute(
-            "UPDATE conversations SET updated_at = ?2, title = coalesce(title, ?3) WHERE id = ?1",
-            params![conversation, now, title_of(question)],
-        )?;
-    }
-    tx.commit().context("saving the answer")?;
-    Ok(Saved { answer_id, turn_index })
-}
-
-fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
-    Ok(conn.query_row(
-        "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
-        [conversation_id],
-        |r| r.get(0),
-    )?)
-}
-
-/// A conversation's title: its first question, shortened to one line.
-fn title_of(question: &str) -> String {
-    let line = question.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(80) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn insert_answer(
-    conn: &Connection,
-    a: &Answer,
-    question: &str,
-    packed: &[Packed],
-    explain_json: &str,
-    hops_json: Option<&str>,
-    conversation_id: Option<i64>,
-    turn_index: Option<i64>,
-) -> Result<i64> {
     let r = &a.retrieval;
-    conn.execute(
+    tx.execute(
         "INSERT INTO answers(created_at, question, retrieval_query, answer, grounded, refusal_reason, model,
            embedding_model, template, mode, k, score_gate, top_score, chunks_returned, chunks_used,
            citations_json, packed_chunks_json, prompt_tokens, completion_tokens, usage_estimated, latency_ms,
@@ -115,7 +69,39 @@ fn insert_answer(
         ],
     )
     .context("saving the answer")?;
-    Ok(conn.last_insert_rowid())
+    let answer_id = tx.last_insert_rowid();
+    if let (Some(conversation), Some(index)) = (conversation_id, turn_index) {
+        let now = now_rfc3339();
+        tx.execute(
+            "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![conversation, index, question, a.retrieval.retrieval_query, answer_id, now],
+        )
+        .context("saving the turn")?;
+        tx.execute(
+            "UPDATE conversations SET updated_at = ?2, title = coalesce(title, ?3) WHERE id = ?1",
+            params![conversation, now, title_of(question)],
+        )?;
+    }
+    tx.commit().context("saving the answer")?;
+    Ok(Saved { answer_id, turn_index })
+}
+
+fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
+        [conversation_id],
+        |r| r.get(0),
+    )?)
+}
+
+/// A conversation's title: its first question, shortened to one line.
+fn title_of(question: &str) -> String {
+    let line = question.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(80) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
+    }
 }
 
 #[cfg(test)]

@@ -123,3 +123,16 @@ pub fn turn_summary(turn: &crate::session::Turn) -> String {
     };
     format!("{:>3}. {} ({verdict})", turn.turn_index + 1, one_line(&turn.question))
 }
+
+/// `name  N turns  updated  title`, for `sessions list` and `:session list`.
+pub fn session_line(s: &crate::session::Summary) -> String {
+    let c = &s.conversation;
+    format!(
+        "{}\t{} turn{}\t{}\t{}",
+        one_line(&c.name),
+        s.turns,
+        if s.turns == 1 { "" } else { "s" },
+        c.updated_at,
+        one_line(c.title.as_deref().unwrap_or(""))
+    )
+}

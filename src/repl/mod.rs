@@ -23,7 +23,7 @@ use crate::config::Config;
 use crate::error;
 use crate::llm::ChatModel;
 use crate::rag::{AskOptions, AskOutcome};
-use crate::render::answer::{print_explain, print_footer, print_sources, turn_summary};
+use crate::render::answer::{print_explain, print_footer, print_sources, session_line, turn_summary};
 use crate::render::{ColorChoice, Output, human_bytes, one_line};
 use crate::script::printable;
 use crate::search::Mode;
@@ -137,8 +137,7 @@ impl Repl {
             None => crate::rag::ask(&self.store, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
         };
         let a = &outcome.answer;
-        let streamed = a.refusal_reason.is_none_or(|r| !matches!(r, "no_index" | "no_chunks" | "score_gate"));
-        if streamed {
+        if !a.refused_before_model() {
             self.out.line("")?;
         } else {
             self.out.line(printable(&a.answer))?;
@@ -232,7 +231,7 @@ impl Repl {
         match cmd {
             SessionCmd::Current => {
                 let turns = match &self.conversation {
-                    Some(c) => session::prior_turns(&self.store, c.id)?.len(),
+                    Some(c) => session::turn_count(&self.store, c.id)?,
                     None => 0,
                 };
                 self.out.line(format!("session {} ({turns} turns)", self.name))?;
@@ -251,7 +250,7 @@ impl Repl {
                 }
                 for s in &all {
                     let mark = if s.conversation.name == self.name { "*" } else { " " };
-                    self.out.line(format!("{mark} {}", crate::cli::sessions_list_line(s)))?;
+                    self.out.line(format!("{mark} {}", session_line(s)))?;
                 }
             }
             SessionCmd::Rm(name) => {
@@ -280,7 +279,7 @@ impl Repl {
     fn switch(&mut self, name: String) -> Result<()> {
         let found = session::find(&self.store, &name)?;
         let turns = match &found {
-            Some(c) => session::prior_turns(&self.store, c.id)?.len(),
+            Some(c) => session::turn_count(&self.store, c.id)?,
             None => 0,
         };
         let what = if found.is_some() { "switched to" } else { "new" };

@@ -182,6 +182,10 @@ pub fn remove(store: &Store, name: &str) -> Result<i64> {
     Ok(turns)
 }
 
+pub fn turn_count(store: &Store, conversation_id: i64) -> Result<i64> {
+    Ok(store.conn().query_row("SELECT count(*) FROM turns WHERE conversation_id = ?1", [conversation_id], |r| r.get(0))?)
+}
+
 /// What the next turn needs of the earlier ones: questions, answers, verdicts.
 pub fn prior_turns(store: &Store, conversation_id: i64) -> Result<Vec<PriorTurn>> {
     let mut stmt = store.conn().prepare_cached(
