@@ -47,6 +47,7 @@ use kebab::llm::extractive::Extractive;
 use kebab::llm::scripted::Scripted;
 use kebab::rag::{self, AskOptions};
 use kebab::search::query;
+use kebab::search::engine::Engine;
 use kebab::store::Store;
 use serde_json::json;
 
@@ -226,7 +227,7 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
             };
             let opts = AskOptions::new(q.clone());
             let t = Instant::now();
-            let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &cancel)?;
+            let out = rag::ask(store, &Engine::lexical(cfg), cfg, model, &opts, &mut |_| true, &cancel)?;
             let wall = t.elapsed().as_secs_f64() * 1000.0;
             if let Some(e) = out.error {
                 bail!("the model failed on {q:?}: {e}");

@@ -19,6 +19,38 @@ pub struct Config {
     pub search: SearchConfig,
     pub rag: RagConfig,
     pub llm: LlmConfig,
+    pub embedding: EmbeddingConfig,
+}
+
+/// `[embedding]`: the model that turns chunks and queries into vectors.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmbeddingConfig {
+    /// `local` (the built-in all-MiniLM-L6-v2), `ollama`, `openai` or `none`.
+    pub provider: String,
+    /// Where the local model's files live; empty = `DATA_DIR/models/all-MiniLM-L6-v2`.
+    pub model_dir: String,
+    /// The server's embedding model (`ollama` / `openai`).
+    pub model: String,
+    /// The server (`ollama` / `openai`), without `/api` or `/v1`.
+    pub base_url: String,
+    /// For `openai`: the environment variable holding the API key.
+    pub api_key_env: String,
+    /// Longest wait for a server's answer to one batch, in seconds.
+    pub timeout_secs: u64,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        EmbeddingConfig {
+            provider: "local".into(),
+            model_dir: String::new(),
+            model: "nomic-embed-text".into(),
+            base_url: "http://127.0.0.1:11434".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            timeout_secs: 120,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -50,11 +82,16 @@ pub struct SearchConfig {
     /// BM25 weight of the words in a chunk's document title and headings,
     /// relative to its body (1.0). Tuned on SciFact's train queries.
     pub heading_weight: f64,
+    /// `hybrid`, `vector` or `lexical`; vector and hybrid fall back to
+    /// lexical, with a one-line notice, when no embedder is available.
+    pub default_mode: String,
+    /// The k of reciprocal rank fusion: larger flattens the rank differences.
+    pub rrf_k: f64,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT }
+        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT, default_mode: "hybrid".into(), rrf_k: 60.0 }
     }
 }
 
@@ -98,11 +135,15 @@ pub struct ScoreGate {
     /// The same for questions written in Hangul/CJK, whose inflected words
     /// match the notes less often, so coverage runs lower for the same evidence.
     pub lexical_cjk: f64,
+    /// Vector and hybrid: minimum mean of the lexical coverage and the cosine
+    /// of the question and its nearest chunk.
+    pub vector: f64,
+    pub hybrid: f64,
 }
 
 impl Default for ScoreGate {
     fn default() -> Self {
-        ScoreGate { lexical: 0.42, lexical_cjk: 0.30 }
+        ScoreGate { lexical: 0.42, lexical_cjk: 0.30, vector: 0.46, hybrid: 0.44 }
     }
 }
 
@@ -110,6 +151,15 @@ impl ScoreGate {
     /// The lexical threshold for a question.
     pub fn lexical_for(&self, korean: bool) -> f64 {
         if korean { self.lexical_cjk } else { self.lexical }
+    }
+
+    /// The threshold of a mode's evidence.
+    pub fn for_mode(&self, mode: crate::search::Mode, korean: bool) -> f64 {
+        match mode {
+            crate::search::Mode::Lexical => self.lexical_for(korean),
+            crate::search::Mode::Vector => self.vector,
+            crate::search::Mode::Hybrid => self.hybrid,
+        }
     }
 }
 
@@ -212,6 +262,12 @@ impl Config {
         if !(0.0..=1.0).contains(&self.rag.score_gate.lexical_cjk) {
             return Err(bad("rag.score_gate.lexical_cjk", "must be between 0 and 1"));
         }
+        if !(-1.0..=1.0).contains(&self.rag.score_gate.vector) {
+            return Err(bad("rag.score_gate.vector", "must be between -1 and 1"));
+        }
+        if !(-1.0..=1.0).contains(&self.rag.score_gate.hybrid) {
+            return Err(bad("rag.score_gate.hybrid", "must be between -1 and 1"));
+        }
         if self.rag.history_max_turns > 100 {
             return Err(bad("rag.history_max_turns", "must be at most 100"));
         }
@@ -229,6 +285,24 @@ impl Config {
         }
         if self.llm.context_tokens < 512 {
             return Err(bad("llm.context_tokens", "must be at least 512"));
+        }
+        if !["local", "ollama", "openai", "none"].contains(&self.embedding.provider.as_str()) {
+            return Err(bad("embedding.provider", "must be one of local, ollama, openai, none"));
+        }
+        if !(self.embedding.base_url.starts_with("http://") || self.embedding.base_url.starts_with("https://")) {
+            return Err(bad("embedding.base_url", "must start with http:// or https://"));
+        }
+        if ["ollama", "openai"].contains(&self.embedding.provider.as_str()) && self.embedding.model.trim().is_empty() {
+            return Err(bad("embedding.model", "must name the server's embedding model"));
+        }
+        if self.embedding.timeout_secs == 0 {
+            return Err(bad("embedding.timeout_secs", "must be at least 1"));
+        }
+        if !["hybrid", "vector", "lexical"].contains(&self.search.default_mode.as_str()) {
+            return Err(bad("search.default_mode", "must be one of hybrid, vector, lexical"));
+        }
+        if !(self.search.rrf_k >= 1.0 && self.search.rrf_k <= 10_000.0) {
+            return Err(bad("search.rrf_k", "must be between 1 and 10000"));
         }
         if self.llm.timeout_secs == 0 {
             return Err(bad("llm.timeout_secs", "must be at least 1"));
@@ -291,6 +365,11 @@ max_file_bytes = {max}
 default_k = {k}
 # BM25 weight of title and heading words relative to body words (tuned on SciFact train).
 heading_weight = {hw:.1}
+# hybrid (BM25 and vectors fused), vector or lexical. Without an embedding model,
+# searches run lexical with a one-line notice.
+default_mode = "{mode}"
+# Reciprocal rank fusion constant: score = sum of 1/(rrf_k + rank) over the channels.
+rrf_k = {rrf_k:.1}
 
 [rag]
 # rag-v1: answer only from the evidence, cite [#n]. rag-v2 adds: quote the exact
@@ -300,8 +379,10 @@ prompt_template_version = "{tpl}"
 max_context_tokens = {mct}
 # Refuse without calling the model when the best evidence is weaker than this.
 # lexical: share (IDF²-weighted) of the question's content words found in the best
-# chunk; lexical_cjk: the same for Korean/CJK questions (calibration: README).
-score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk} }}
+# chunk; lexical_cjk: the same for Korean/CJK questions; vector and hybrid: the
+# mean of that share and the cosine of the question and its nearest chunk
+# (calibration: README "The gate").
+score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk}, vector = {gate_vec}, hybrid = {gate_hyb} }}
 # In a conversation: how many earlier turns go into the prompt (newest first,
 # the oldest dropped first when the model's context runs short).
 history_max_turns = {hist}
@@ -324,15 +405,32 @@ seed = {seed}
 context_tokens = {ctx}
 # Longest wait for the next piece of a response, in seconds.
 timeout_secs = {timeout}
+
+[embedding]
+# local: the built-in all-MiniLM-L6-v2 (install its files with `kebab models install`);
+# ollama (/api/embed) or openai (/v1/embeddings): a server's model; none: lexical only.
+# A database holds one model's vectors: after a change run `kebab ingest --force`.
+provider = "{emb}"
+# Where the local model's files live; empty = DATA_DIR/models/all-MiniLM-L6-v2.
+model_dir = "{emb_dir}"
+# For ollama / openai:
+model = "{emb_model}"
+base_url = "{emb_url}"
+api_key_env = "{emb_key}"
+timeout_secs = {emb_timeout}
 "#,
         exclude = toml::Value::Array(d.workspace.exclude.iter().map(|s| toml::Value::String(s.clone())).collect()),
         max = d.workspace.max_file_bytes,
         k = d.search.default_k,
         hw = d.search.heading_weight,
+        mode = d.search.default_mode,
+        rrf_k = d.search.rrf_k,
         tpl = d.rag.prompt_template_version,
         mct = d.rag.max_context_tokens,
         gate = d.rag.score_gate.lexical,
         gate_cjk = d.rag.score_gate.lexical_cjk,
+        gate_vec = d.rag.score_gate.vector,
+        gate_hyb = d.rag.score_gate.hybrid,
         hist = d.rag.history_max_turns,
         exp = d.rag.expansion_chars,
         provider = d.llm.provider,
@@ -343,6 +441,12 @@ timeout_secs = {timeout}
         seed = d.llm.seed,
         ctx = d.llm.context_tokens,
         timeout = d.llm.timeout_secs,
+        emb = d.embedding.provider,
+        emb_dir = d.embedding.model_dir,
+        emb_model = d.embedding.model,
+        emb_url = d.embedding.base_url,
+        emb_key = d.embedding.api_key_env,
+        emb_timeout = d.embedding.timeout_secs,
     )
 }
 

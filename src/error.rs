@@ -74,6 +74,12 @@ pub fn classify(err: &anyhow::Error) -> Failure {
             doc: ErrorDoc { schema_version: "error.v1", code: "llm".into(), message: format!("{err:#}"), hint: llm.hint() },
         };
     }
+    if let Some(e) = err.chain().find_map(|c| c.downcast_ref::<crate::embed::EmbedError>()) {
+        return Failure {
+            exit_code: 2,
+            doc: ErrorDoc { schema_version: "error.v1", code: "embed".into(), message: format!("{err:#}"), hint: e.hint() },
+        };
+    }
     let code = if err.chain().any(|c| c.downcast_ref::<rusqlite::Error>().is_some()) { "database" } else { "runtime" };
     Failure {
         exit_code: 2,

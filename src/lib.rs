@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod ingest;

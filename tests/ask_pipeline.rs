@@ -12,6 +12,7 @@ use kebab::llm::{ChatModel, Role};
 use kebab::rag::render::Template;
 use kebab::rag::{self, AskOptions, AskOutcome};
 
+use kebab::search::engine::Engine;
 use kebab::store::Store;
 
 struct Kb {
@@ -46,7 +47,7 @@ fn opts(q: &str) -> AskOptions {
 }
 
 fn ask(kb: &Kb, model: &dyn ChatModel, q: &str) -> AskOutcome {
-    rag::ask(&kb.store, &kb.cfg, model, &opts(q), &mut |_| true, &AtomicBool::new(false)).unwrap()
+    rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, model, &opts(q), &mut |_| true, &AtomicBool::new(false)).unwrap()
 }
 
 fn rows(kb: &Kb) -> i64 {
@@ -58,7 +59,7 @@ fn empty_index_refuses_no_index_without_calling_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("k.db"), false).unwrap();
     let model = Scripted::new(["never"]);
-    let out = rag::ask(&store, &Config::default(), &model, &opts("tides"), &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let out = rag::ask(&store, &Engine::lexical(&Config::default()), &Config::default(), &model, &opts("tides"), &mut |_| true, &AtomicBool::new(false)).unwrap();
     assert_eq!(out.answer.refusal_reason, Some("no_index"));
     assert!(model.requests().is_empty());
     let n: i64 = store.conn().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
@@ -177,7 +178,7 @@ fn a_dropped_sink_does_not_stop_generation() {
     let reply = "Spring tides come when \"the sun and the moon line up\" [#1], twice a month.";
     let model = Scripted::new([reply]);
     let mut calls = 0;
-    let out = rag::ask(&kb.store, &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
+    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
         calls += 1;
         false
     }, &AtomicBool::new(false))
@@ -194,7 +195,7 @@ fn cancelling_keeps_the_partial_answer_as_aborted() {
         .with_delay(Duration::from_millis(5));
     let cancel = AtomicBool::new(false);
     let mut pieces = 0;
-    let out = rag::ask(&kb.store, &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
+    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
         pieces += 1;
         if pieces == 3 {
             cancel.store(true, Ordering::SeqCst);
@@ -271,7 +272,7 @@ fn template_v1_skips_quote_verification() {
     let model = Scripted::new(["They line up [#1]."]);
     let mut o = opts("When do spring tides happen?");
     o.template = Some(Template::V1);
-    let out = rag::ask(&kb.store, &kb.cfg, &model, &o, &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &o, &mut |_| true, &AtomicBool::new(false)).unwrap();
     assert!(out.answer.grounded);
     assert!(out.answer.verification.is_none());
     assert_eq!(out.answer.prompt_template_version, "rag-v1");

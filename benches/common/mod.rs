@@ -1,6 +1,7 @@
 //! What the benches share: the deterministic synthetic Markdown corpus (English and
 //! Korean notes, Zipf-distributed words), the Rust Book location and its reader queries,
-//! `--size` parsing, a scratch folder, nearest-rank percentiles and peak RSS.
+//! `--size` parsing, a scratch folder, nearest-rank percentiles, peak RSS and random
+//! unit vectors.
 //!
 //! Each bench includes this file with `mod common;` and uses a part of it.
 #![allow(dead_code)]
@@ -25,7 +26,12 @@ pub fn rust_book_dir() -> PathBuf {
 /// `--size 10k|100k|both` (default both): the synthetic corpora to build, as
 /// `(name, files)`. Cargo passes `--bench` to every bench binary.
 pub fn parse_sizes(bench: &str) -> Result<Vec<(&'static str, usize)>> {
-    let mut size = "both".to_string();
+    parse_sizes_or(bench, "both")
+}
+
+/// `parse_sizes` with another default (`"10k"`, `"100k"` or `"both"`) when `--size` is absent.
+pub fn parse_sizes_or(bench: &str, default: &str) -> Result<Vec<(&'static str, usize)>> {
+    let mut size = default.to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -110,6 +116,26 @@ impl Rng {
     pub fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
+    /// A standard normal draw (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.unit(); // in (0, 1]: ln is finite
+        let u2 = self.unit();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
+/// `n` random unit vectors of `dim` floats, row-major: directions uniform on the
+/// sphere (normal draws, normalised), the same every run for a given seed.
+pub fn unit_vectors(seed: u64, n: usize, dim: usize) -> Vec<f32> {
+    let mut rng = Rng(seed);
+    let mut out = Vec::with_capacity(n * dim);
+    let mut row = vec![0.0f64; dim];
+    for _ in 0..n {
+        row.iter_mut().for_each(|x| *x = rng.normal());
+        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+        out.extend(row.iter().map(|x| (x / norm) as f32));
+    }
+    out
 }
 
 /// A word list sampled with Zipf weights 1/rank, so a few words are everywhere and

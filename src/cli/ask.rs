@@ -26,8 +26,9 @@ pub struct Args {
     /// The question (several words may be given without quotes)
     #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
     question: Vec<String>,
-    #[arg(long, value_enum, default_value = "lexical")]
-    mode: Mode,
+    /// Retrieval mode [default: search.default_mode, hybrid]
+    #[arg(long, value_enum)]
+    mode: Option<Mode>,
     /// Chunks to retrieve (at least search.default_k)
     #[arg(short, value_name = "N")]
     k: Option<usize>,
@@ -84,6 +85,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         Some(name) => Some(session::open_or_create(&store, name)?),
         None => None,
     };
+    let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
     let selected = auto::select(&cfg.llm);
     if let Some(note) = &selected.note {
         ctx.out.notice(note);
@@ -96,7 +98,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let opts = AskOptions {
         question,
-        mode: args.mode,
+        mode,
         k: args.k,
         template: args.template,
         temperature: args.temperature,
@@ -116,8 +118,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     };
     let model = selected.model.as_ref();
     let outcome = match &conversation {
-        Some(c) => session::ask_turn(&store, &cfg, model, c, opts, &mut sink, &cancel)?,
-        None => rag::ask(&store, &cfg, model, &opts, &mut sink, &cancel)?,
+        Some(c) => session::ask_turn(&store, &engine, &cfg, model, c, opts, &mut sink, &cancel)?,
+        None => rag::ask(&store, &engine, &cfg, model, &opts, &mut sink, &cancel)?,
     };
     let a = &outcome.answer;
 

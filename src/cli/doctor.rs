@@ -62,6 +62,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     database_checks(ctx, &mut checks);
     if let Ok(cfg) = &cfg {
         checks.push(llm_check(&cfg.llm));
+        embedding_checks(ctx, cfg, &mut checks);
     }
 
     let ok = checks.iter().all(|c| c.status != Status::Fail);
@@ -92,7 +93,7 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
     match llm.provider.as_str() {
         "extractive" => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
         "openai" => {
-            let url = format!("{}/v1/models", llm.base_url.trim_end_matches('/').trim_end_matches("/v1"));
+            let url = http::openai_url(&llm.base_url, "models");
             match http::get(&url, probe) {
                 Ok(r) if r.status().is_success() => check("llm", Status::Ok, format!("{url} answers"), None),
                 Ok(r) => check(
@@ -137,6 +138,48 @@ fn data_dir_check(dir: &Path, readonly: bool) -> Check {
             format!("{} is not writable: {e}", dir.display()),
             Some("fix its permissions, or point --data-dir / KEBAB_DATA_DIR elsewhere".into()),
         ),
+    }
+}
+
+/// Whether the configured embedder runs, and whether the stored vectors are
+/// its own and complete.
+fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
+    if cfg.embedding.provider == "none" {
+        checks.push(check("embedding", Status::Ok, "none: lexical search only", None));
+        return;
+    }
+    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    let Some(model) = model else {
+        let fix = Some("`kebab models install`, then `kebab ingest` to embed the notes".into());
+        checks.push(check("embedding", Status::Warn, note.unwrap_or_default(), fix));
+        return;
+    };
+    // One real call: a model that loads and answers is the only proof it works.
+    match model.embed(&["kebab doctor"]) {
+        Ok(v) => checks.push(check("embedding", Status::Ok, format!("{} answers ({} dimensions)", model.model_id(), v[0].len()), None)),
+        Err(e) => {
+            checks.push(check("embedding", Status::Fail, e.to_string(), e.hint()));
+            return;
+        }
+    }
+    let Ok(store) = Store::open(&ctx.paths.database, true) else { return };
+    let stored = store.embedding_model();
+    let missing = store.count_without_vectors();
+    match (stored, missing) {
+        (Ok(Some((have, _))), _) if have != model.model_id() => checks.push(check(
+            "vectors",
+            Status::Fail,
+            format!("the index holds vectors of {have}, not of {}", model.model_id()),
+            Some("`kebab ingest --force` re-embeds every chunk with the configured model".into()),
+        )),
+        (Ok(_), Ok(0)) => checks.push(check("vectors", Status::Ok, "every chunk has a vector", None)),
+        (Ok(_), Ok(n)) => checks.push(check(
+            "vectors",
+            Status::Warn,
+            format!("{n} chunks have no vector yet: semantic search misses them"),
+            Some("`kebab ingest` embeds them (an interrupted run resumes where it stopped)".into()),
+        )),
+        (Err(e), _) | (_, Err(e)) => checks.push(check("vectors", Status::Fail, format!("{e:#}"), None)),
     }
 }
 

@@ -20,11 +20,15 @@ pub enum Command {
         /// qrels TSV (query-id, corpus-id, score; header line)
         #[arg(long, value_name = "R")]
         qrels: PathBuf,
-        #[arg(long, value_enum, default_value = "lexical")]
-        mode: Mode,
+        /// Retrieval mode [default: search.default_mode]
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
         /// Documents retrieved per query
         #[arg(short, value_name = "N", default_value_t = 100)]
         k: usize,
+        /// RRF constant for hybrid [default: search.rrf_k]
+        #[arg(long, value_name = "K")]
+        rrf_k: Option<f64>,
     },
     /// Ask a labelled set (answerable / off_topic / near_miss) and report
     /// correct-source, false-refusal and false-answer rates
@@ -32,6 +36,9 @@ pub enum Command {
         /// JSONL: {"id","question","kind","sources":[file names]} per line
         #[arg(long, value_name = "FILE")]
         set: PathBuf,
+        /// Retrieval mode [default: search.default_mode]
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
     },
     /// Run golden multi-turn dialogues as conversations and report, per turn
     /// kind, source hits (expanded query vs bare question), cited sources,
@@ -42,21 +49,25 @@ pub enum Command {
         /// Only dialogues whose "split" is this (e.g. dev, test)
         #[arg(long)]
         split: Option<String>,
+        /// Retrieval mode [default: search.default_mode]
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
     },
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
-        Command::Dialogues { file, split } => {
+        Command::Dialogues { file, split, mode } => {
             let cfg = ctx.config()?;
             // Read-only: the dialogues' turns must not land in the user's sessions.
             let store = crate::store::Store::open(&ctx.paths.database, true)?;
+            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let selected = crate::llm::auto::select(&cfg.llm);
             if let Some(note) = &selected.note {
                 ctx.out.notice(note);
             }
-            let opts = dialogues::Options { file: &file, split: split.as_deref(), per_turn: ctx.out.json };
-            let r = dialogues::run(&store, &cfg, selected.model.as_ref(), &opts)?;
+            let opts = dialogues::Options { file: &file, mode, split: split.as_deref(), per_turn: ctx.out.json };
+            let r = dialogues::run(&store, &engine, &cfg, selected.model.as_ref(), &opts)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
                 return Ok(0);
@@ -82,22 +93,26 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Gate { set } => {
+        Command::Gate { set, mode } => {
             let cfg = ctx.config()?;
             let store = ctx.store()?;
+            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let selected = crate::llm::auto::select(&cfg.llm);
             if let Some(note) = &selected.note {
                 ctx.out.notice(note);
             }
-            let r = crate::eval::labelled::run(&store, &cfg, selected.model.as_ref(), &set, ctx.out.json)?;
+            let r = crate::eval::labelled::run(&store, (&engine, mode), &cfg, selected.model.as_ref(), &set, ctx.out.json)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
             } else {
                 ctx.out.line(format!(
-                    "{}  gate {:.2}/{:.2}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
+                    "{}  {} gate {}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
                     r.model,
-                    r.score_gate.lexical,
-                    r.score_gate.lexical_cjk,
+                    r.mode.as_str(),
+                    match r.mode {
+                        Mode::Lexical => format!("{:.2}/{:.2} (cjk)", r.score_gate.lexical, r.score_gate.lexical_cjk),
+                        m => format!("{:.2}", r.score_gate.for_mode(m, false)),
+                    },
                     r.answerable,
                     r.answered_with_correct_source * 100.0,
                     r.answerable_not_refused * 100.0,
@@ -109,21 +124,27 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Retrieval { queries, qrels, mode, k } => {
+        Command::Retrieval { queries, qrels, mode, k, rrf_k } => {
             if k == 0 {
                 return Err(UserError::new("bad_input", "-k must be at least 1").into());
             }
-            let cfg = ctx.config()?;
+            let mut cfg = ctx.config()?;
+            if let Some(r) = rrf_k {
+                if !(1.0..=10_000.0).contains(&r) {
+                    return Err(UserError::new("bad_input", format!("--rrf-k {r} is out of range 1–10000")).into());
+                }
+                cfg.search.rrf_k = r;
+            }
             let store = ctx.store()?;
+            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let opts = retrieval::Options {
                 queries: &queries,
                 qrels: &qrels,
                 mode,
                 k,
-                heading_weight: cfg.search.heading_weight,
                 per_query: ctx.out.json,
             };
-            let report = retrieval::run(&store, &opts)?;
+            let report = retrieval::run(&store, &engine, &opts)?;
             if ctx.out.json {
                 ctx.out.json(&report)?;
             } else {

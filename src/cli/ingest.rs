@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Ctx;
 use crate::error::UserError;
+use crate::ingest::embed::EmbedSummary;
 use crate::ingest::{self, Event, FormatChoice, IngestOptions, Summary};
 use crate::render::{human_bytes, one_line};
 
@@ -101,12 +102,60 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
     progress.finish();
     let summary = result?;
+    let embedded = embed_stage(ctx, &cfg, &store, args.force)?;
     if ctx.out.json {
-        ctx.out.json(&summary)?;
+        ctx.out.json(&IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
     } else {
         print_summary(ctx, &summary)?;
+        if let Some(e) = embedded.as_ref().filter(|e| e.embedded > 0) {
+            let secs = e.elapsed_ms as f64 / 1000.0;
+            ctx.out.line(format!(
+                "embedded {} chunks with {} in {secs:.1} s ({:.0} chunks/s)",
+                e.embedded,
+                e.model,
+                e.embedded as f64 / secs.max(1e-3)
+            ))?;
+        }
     }
     Ok(0)
+}
+
+#[derive(serde::Serialize)]
+struct IngestDoc<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedding: Option<&'a EmbedSummary>,
+}
+
+/// Vectors for every chunk that has none, when an embedder is configured.
+fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Store, force: bool) -> Result<Option<EmbedSummary>> {
+    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    if let Some(n) = note {
+        ctx.out.notice(n);
+    }
+    let Some(model) = model else { return Ok(None) };
+    let bar = ctx.out.progress_on_terminal().then(|| {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:20} {pos}/{len} chunks embedded {per_sec}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let plain = std::env::var("KEBAB_PROGRESS").is_ok_and(|v| v == "plain") && !ctx.out.quiet;
+    let summary = ingest::embed::embed_missing(store, model.as_ref(), force, &mut |done, total| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        } else if plain {
+            eprintln!("embedded {done}/{total} chunks");
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(Some(summary?))
 }
 
 fn print_summary(ctx: &Ctx, s: &Summary) -> Result<()> {

@@ -8,6 +8,7 @@ mod doctor;
 mod eval;
 mod ingest;
 mod init;
+mod models;
 mod repl;
 mod search;
 mod sessions;
@@ -21,6 +22,8 @@ use clap::{Parser, Subcommand};
 use crate::config::{Config, Paths};
 use crate::error::{self, ErrorDoc};
 use crate::render::{ColorChoice, Output};
+use crate::search::Mode;
+use crate::search::engine::Engine;
 use crate::store::Store;
 
 #[derive(Debug, Parser)]
@@ -78,6 +81,9 @@ enum Command {
     /// Measure retrieval quality on a BEIR-style set
     #[command(subcommand)]
     Eval(eval::Command),
+    /// Install the built-in embedding model, or say where it is
+    #[command(subcommand)]
+    Models(models::Command),
     /// Show the effective config or where it lives
     #[command(subcommand)]
     Config(config_cmd::Command),
@@ -98,6 +104,20 @@ impl Ctx {
     /// Opens the database (creating it unless read-only).
     pub fn store(&self) -> Result<Store> {
         Store::open(&self.paths.database, self.readonly)
+    }
+
+    /// The search engine and the mode to run in: `requested` (a `--mode`
+    /// flag) or the configured default. A default that cannot run falls back
+    /// to lexical with a one-line notice; a flag that cannot run is an error.
+    pub fn engine(&self, cfg: &Config, store: &Store, requested: Option<Mode>) -> Result<(Engine, Mode)> {
+        let (engine, note) = Engine::from_config(cfg, &self.paths.data_dir);
+        let want = requested.unwrap_or(Mode::configured(cfg));
+        let (mode, fallback) = engine.resolve(store, want, requested.is_some())?;
+        // The embedder's own notice (model files missing) says more than the fallback's.
+        if let Some(n) = note.filter(|_| want != Mode::Lexical).or(fallback) {
+            self.out.notice(n);
+        }
+        Ok((engine, mode))
     }
 
     /// The folder relative `workspace.roots` are resolved against.
@@ -172,5 +192,6 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Doctor => doctor::run(&ctx),
         Command::Eval(cmd) => eval::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
+        Command::Models(cmd) => models::run(&ctx, cmd),
     }
 }

@@ -16,8 +16,9 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
     let store = ctx.store()?;
+    let engine = ctx.engine(&cfg, &store, None)?;
     let selected = auto::select(&cfg.llm);
     let history_file = ctx.paths.data_dir.join("repl_history");
-    let shell = Repl::new(ctx.out, store, cfg, selected.model, args.session.as_deref())?;
+    let shell = Repl::new(ctx.out, store, cfg, selected.model, engine, args.session.as_deref())?;
     repl::run(shell, selected.note, &history_file)
 }

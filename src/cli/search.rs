@@ -8,16 +8,17 @@ use super::Ctx;
 use crate::error::UserError;
 use crate::render::one_line;
 use crate::script::printable;
-use crate::search::{Mode, SearchResponse, lexical, query};
+use crate::search::engine::Trace;
+use crate::search::{Mode, SearchResponse, query};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to look for (several words may be given without quotes)
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     query: Vec<String>,
-    /// Retrieval mode
-    #[arg(long, value_enum, default_value = "lexical")]
-    mode: Mode,
+    /// Retrieval mode [default: search.default_mode, hybrid]
+    #[arg(long, value_enum)]
+    mode: Option<Mode>,
     /// Number of hits [default: search.default_k]
     #[arg(short, value_name = "N")]
     k: Option<usize>,
@@ -39,17 +40,24 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Err(UserError::new("bad_input", "-k must be at least 1").into());
     }
     let store = ctx.store()?;
-    let opts = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: true };
-    let (hits, trace) = lexical::search(&store, &text, opts)?;
+    let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
+    let mode = match engine.mode_for(&text, mode) {
+        m if m != mode => {
+            ctx.out.notice(format!("the embedding model reads English only: {} search for this query", m.as_str()));
+            m
+        }
+        m => m,
+    };
+    let (hits, trace) = engine.search_traced(&store, &text, mode, k, true)?;
     if hits.is_empty() && store.chunk_count()? == 0 {
         ctx.out.notice("the index is empty: run `kebab ingest PATH` first");
     }
     let response = SearchResponse {
         schema_version: "search_response.v1",
         query: text,
-        mode: args.mode,
+        mode,
         hits,
-        trace: args.trace.then_some(trace),
+        trace: Some(trace).filter(|_| args.trace),
     };
     if ctx.out.json {
         ctx.out.json(&response)?;
@@ -74,15 +82,51 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         ctx.out.line(format!("    {snippet}"))?;
     }
     if let Some(t) = &response.trace {
-        ctx.out.line(format!("trace: word index  {:?} → {} candidates", t.word_match, t.word_candidates))?;
-        ctx.out.line(format!("       trigram     {:?} → {} candidates", t.trigram_match, t.trigram_candidates))?;
-        let ms = &t.timings_ms;
+        print_trace(ctx, t)?;
+    }
+    Ok(0)
+}
+
+/// `--trace`: each channel's queries and candidates, the fusion, timings.
+fn print_trace(ctx: &Ctx, t: &Trace) -> Result<()> {
+    /// Candidates shown per channel (all of them are in `--json`).
+    const SHOWN: usize = 10;
+    let list = |items: Vec<String>, total: usize| {
+        let more = if total > SHOWN { format!(" … ({total} in all)") } else { String::new() };
+        format!("{}{more}", items.join(" "))
+    };
+    if let Some(l) = &t.lexical {
+        let ms = &l.timings_ms;
+        ctx.out.line(format!("trace: word index  {:?} → {} candidates", l.word_match, l.word_candidates))?;
+        ctx.out.line(format!("       trigram     {:?} → {} candidates", l.trigram_match, l.trigram_candidates))?;
         ctx.out.line(format!(
-            "       timings ms: word {:.2}, trigram {:.2}, load {:.2}, total {:.2}",
+            "       lexical ms: word {:.2}, trigram {:.2}, load {:.2}, total {:.2}",
             ms.word_index, ms.trigram_index, ms.load_chunks, ms.total
         ))?;
     }
-    Ok(0)
+    if let Some(f) = &t.fusion {
+        let shown = f.lexical_candidates.iter().take(SHOWN).map(|(id, s)| format!("#{id}:{s:.2}")).collect();
+        ctx.out.line(format!("       lexical candidates (chunk:bm25) {}", list(shown, f.lexical_candidates.len())))?;
+    }
+    if let Some(v) = &t.vector {
+        let shown = v.candidates.iter().take(SHOWN).map(|(id, s)| format!("#{id}:{s:.3}")).collect();
+        ctx.out.line(format!("trace: vectors     {} of {} scanned", v.model, v.vectors))?;
+        ctx.out.line(format!("       vector candidates (chunk:cosine) {}", list(shown, v.candidates.len())))?;
+        ctx.out.line(format!(
+            "       vector ms: model load {:.2}, embed query {:.2}, load vectors {:.2}, scan {:.2}",
+            v.model_load_ms, v.embed_ms, v.load_ms, v.scan_ms
+        ))?;
+    }
+    if let Some(f) = &t.fusion {
+        ctx.out.line(format!(
+            "trace: fusion      RRF, rrf_k {}, score = Σ 1/(rrf_k + rank) ÷ {:.4}; {:.2} ms",
+            f.rrf_k,
+            2.0 / (f.rrf_k + 1.0),
+            f.fuse_ms
+        ))?;
+    }
+    ctx.out.line(format!("       total {:.2} ms", t.total_ms))?;
+    Ok(())
 }
 
 /// Matched terms (between « and ») in bold when colours are on.

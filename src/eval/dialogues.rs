@@ -17,7 +17,8 @@ use crate::config::Config;
 use crate::error::UserError;
 use crate::llm::ChatModel;
 use crate::rag::{self, AskOptions, PriorTurn, TurnOf};
-use crate::search::{SearchHit, lexical};
+use crate::search::engine::Engine;
+use crate::search::{Mode, SearchHit};
 use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
@@ -95,12 +96,13 @@ pub struct Report {
 
 pub struct Options<'a> {
     pub file: &'a Path,
+    pub mode: Mode,
     /// Only dialogues of this split (`dev`, `test`).
     pub split: Option<&'a str>,
     pub per_turn: bool,
 }
 
-pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, opts: &Options) -> Result<Report> {
+pub fn run(store: &Store, engine: &Engine, cfg: &Config, model: &dyn ChatModel, opts: &Options) -> Result<Report> {
     let dialogues = read(opts.file)?;
     let dialogues: Vec<Dialogue> =
         dialogues.into_iter().filter(|d| opts.split.is_none_or(|s| d.split.as_deref() == Some(s))).collect();
@@ -117,11 +119,11 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, opts: &Options) -
         for (i, t) in d.turns.iter().enumerate() {
             let ask = AskOptions {
                 conversation: Some(TurnOf { conversation_id: 0, history: history.clone() }),
+                mode: opts.mode,
                 ..AskOptions::new(t.question.clone())
             };
-            let out = rag::ask(store, cfg, model, &ask, &mut |_| true, &never)?;
-            let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-            let (bare, _) = lexical::search(store, &t.question, search)?;
+            let out = rag::ask(store, engine, cfg, model, &ask, &mut |_| true, &never)?;
+            let bare = engine.search(store, &t.question, opts.mode, k)?;
             let a = &out.answer;
             let expected = |path: &str| t.sources.iter().any(|s| path.rsplit('/').next() == Some(s.as_str()));
             let hit = |hits: &[SearchHit]| hits.iter().take(k).any(|h| expected(&h.citation.path));

@@ -13,6 +13,8 @@ use crate::config::Config;
 use crate::error::UserError;
 use crate::llm::ChatModel;
 use crate::rag::{self, AskOptions};
+use crate::search::Mode;
+use crate::search::engine::Engine;
 use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
@@ -31,6 +33,9 @@ pub struct Row {
     pub grounded: bool,
     pub refusal_reason: Option<&'static str>,
     pub top_score: Option<f64>,
+    /// The gate's lexical and vector evidence (calibration reads these).
+    pub coverage: Option<f64>,
+    pub cosine: Option<f64>,
     pub cited: Vec<String>,
     pub correct_source: bool,
 }
@@ -39,6 +44,7 @@ pub struct Row {
 pub struct Report {
     pub schema_version: &'static str,
     pub model: String,
+    pub mode: Mode,
     pub score_gate: crate::config::ScoreGate,
     pub answerable: usize,
     pub unanswerable: usize,
@@ -54,7 +60,14 @@ pub struct Report {
     pub rows: Option<Vec<Row>>,
 }
 
-pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_question: bool) -> Result<Report> {
+pub fn run(
+    store: &Store,
+    (engine, mode): (&Engine, Mode),
+    cfg: &Config,
+    model: &dyn ChatModel,
+    set: &Path,
+    per_question: bool,
+) -> Result<Report> {
     let text = std::fs::read_to_string(set)
         .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", set.display())))?;
     let mut items = Vec::new();
@@ -66,8 +79,9 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
     let never = AtomicBool::new(false);
     let mut rows = Vec::new();
     for item in items {
-        let opts = AskOptions::new(item.question.clone());
-        let out = rag::ask(store, cfg, model, &opts, &mut |_| true, &never)?;
+        let opts = AskOptions { mode, ..AskOptions::new(item.question.clone()) };
+        let out = rag::ask(store, engine, cfg, model, &opts, &mut |_| true, &never)?;
+        let gate = out.explain.gate.as_ref();
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();
         let correct_source = a.grounded
@@ -78,6 +92,8 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
             grounded: a.grounded,
             refusal_reason: a.refusal_reason,
             top_score: a.retrieval.top_score,
+            coverage: gate.map(|g| g.coverage),
+            cosine: gate.and_then(|g| g.cosine),
             cited,
             correct_source,
         });
@@ -90,6 +106,7 @@ pub fn run(store: &Store, cfg: &Config, model: &dyn ChatModel, set: &Path, per_q
     Ok(Report {
         schema_version: "eval_gate.v1",
         model: format!("{}/{}", model.provider(), model.id()),
+        mode,
         score_gate: cfg.rag.score_gate.clone(),
         answerable: rows.iter().filter(|r| r.kind == "answerable").count(),
         unanswerable: rows.iter().filter(|r| r.kind != "answerable").count(),

@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::beir::{read_qrels, read_queries};
 use super::metrics::{mrr_at, ndcg_at, recall_at};
 use crate::error::UserError;
-use crate::search::{Mode, lexical};
+use crate::search::Mode;
+use crate::search::engine::Engine;
 use crate::store::Store;
 
 #[derive(Debug, Serialize)]
@@ -45,11 +46,10 @@ pub struct Options<'a> {
     pub mode: Mode,
     /// Documents retrieved per query (Recall@100 needs 100).
     pub k: usize,
-    pub heading_weight: f64,
     pub per_query: bool,
 }
 
-pub fn run(store: &Store, opts: &Options) -> Result<Report> {
+pub fn run(store: &Store, engine: &Engine, opts: &Options) -> Result<Report> {
     let started = std::time::Instant::now();
     let queries = read_queries(opts.queries)?;
     let qrels = read_qrels(opts.qrels)?;
@@ -67,11 +67,7 @@ pub fn run(store: &Store, opts: &Options) -> Result<Report> {
         let Some(relevant) = qrels.get(id) else { continue };
         // Several chunks of one document may rank; fetch enough chunks to
         // fill k distinct documents in all but pathological cases.
-        let (hits, _) = lexical::search(
-            store,
-            text,
-            lexical::Options { k: opts.k * 2, heading_weight: opts.heading_weight, snippets: false },
-        )?;
+        let hits = engine.search(store, text, opts.mode, opts.k * 2)?;
         let mut seen = HashSet::new();
         let ranked: Vec<String> =
             hits.into_iter().map(|h| h.external_id).filter(|d| seen.insert(d.clone())).take(opts.k).collect();

@@ -4,6 +4,7 @@
 //! and skipped; the run goes on.
 
 pub mod chunk;
+pub mod embed;
 pub mod jsonl;
 pub mod markdown;
 pub mod text;

@@ -26,6 +26,21 @@ const MAX_ERROR_BODY: u64 = 64 * 1024;
 /// How much of the server's message is kept in an error.
 const MAX_MESSAGE_CHARS: usize = 300;
 
+/// The API key from the environment variable named `env_name`; unset, empty
+/// or no name means no key (local servers need none).
+pub fn api_key(env_name: &str) -> Option<String> {
+    if env_name.is_empty() {
+        return None;
+    }
+    std::env::var(env_name).ok().filter(|k| !k.trim().is_empty())
+}
+
+/// An OpenAI-style endpoint under `base`, which may or may not end in `/v1`.
+pub fn openai_url(base: &str, path: &str) -> String {
+    let base = base.trim_end_matches('/');
+    if base.ends_with("/v1") { format!("{base}/{path}") } else { format!("{base}/v1/{path}") }
+}
+
 /// An agent for one call. Error statuses come back as responses (not errors)
 /// so the caller can read the server's message from the body.
 pub fn agent(url: &str, connect: Duration, idle: Duration) -> Agent {

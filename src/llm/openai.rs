@@ -53,17 +53,12 @@ impl OpenAi {
     /// Reads the key from the environment variable named by `llm.api_key_env`;
     /// an unset or empty variable means no key (local servers need none).
     pub fn from_config(cfg: &LlmConfig) -> OpenAi {
-        let api_key = if cfg.api_key_env.is_empty() {
-            None
-        } else {
-            std::env::var(&cfg.api_key_env).ok().filter(|k| !k.trim().is_empty())
-        };
+        let api_key = http::api_key(&cfg.api_key_env);
         OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs))
     }
 
     fn url(&self) -> String {
-        let base = self.base_url.trim_end_matches('/');
-        if base.ends_with("/v1") { format!("{base}/chat/completions") } else { format!("{base}/v1/chat/completions") }
+        http::openai_url(&self.base_url, "chat/completions")
     }
 
     fn body(&self, req: &ChatRequest) -> Value {

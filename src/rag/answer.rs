@@ -64,6 +64,9 @@ pub struct Answer {
     pub grounded: bool,
     pub refusal_reason: Option<&'static str>,
     pub model: ModelInfo,
+    /// The embedding model behind vector or hybrid retrieval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
     pub prompt_template_version: String,
     pub retrieval: RetrievalInfo,
     pub usage: UsageInfo,

@@ -25,7 +25,8 @@ use anyhow::Result;
 use crate::config::Config;
 use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
 use crate::script::estimate_tokens;
-use crate::search::{Mode, SearchHit, lexical};
+use crate::search::engine::Engine;
+use crate::search::{Mode, SearchHit};
 use crate::store::{Store, now_rfc3339};
 use answer::{Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
 pub use expand::PriorTurn;
@@ -111,6 +112,7 @@ const COMPLETION_RESERVE: usize = 1024;
 
 pub fn ask(
     store: &Store,
+    engine: &Engine,
     cfg: &Config,
     model: &dyn ChatModel,
     opts: &AskOptions,
@@ -124,7 +126,12 @@ pub fn ask(
     };
     let korean = render::is_korean(&opts.question);
     let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
-    let threshold = cfg.rag.score_gate.lexical_for(korean);
+    let chunks = store.chunk_count()?;
+    // A question the embedder cannot read (Korean, for the English-only
+    // built-in model) is answered from lexical search, and recorded so.
+    let mode = engine.mode_for(&opts.question, opts.mode);
+    let gate = gate::Gate { store, engine, mode, chunks, thresholds: &cfg.rag.score_gate, korean };
+    let threshold = gate.threshold();
     let mut explain = Explain::default();
     let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
     let retrieval_query = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
@@ -132,16 +139,16 @@ pub fn ask(
         question: &opts.question,
         retrieval_query: retrieval_query.clone(),
         conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
-        mode: opts.mode,
+        mode,
         template,
         k,
         threshold,
         korean,
         model: ModelInfo { id: model.id().to_string(), provider: model.provider().to_string() },
+        embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
         started,
     };
 
-    let chunks = store.chunk_count()?;
     if chunks == 0 {
         let a = b.refusal("no_index", None, 0, Vec::new());
         return finish(store, &b, a, explain, None, &[]);
@@ -149,8 +156,7 @@ pub fn ask(
 
     // Retrieve.
     let t = Instant::now();
-    let search = lexical::Options { k, heading_weight: cfg.search.heading_weight, snippets: false };
-    let hits = retrieve::retrieve(store, &opts.question, &retrieval_query, search)?;
+    let hits = retrieve::retrieve(store, engine, mode, &opts.question, &retrieval_query, k)?;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
         let a = b.refusal("no_chunks", None, 0, Vec::new());
@@ -160,7 +166,7 @@ pub fn ask(
     // Gate.
     let t = Instant::now();
     let previous = prior.last().map(|p| p.question.as_str());
-    let report = gate::turn(store, chunks, &opts.question, previous, &hits, threshold)?;
+    let report = gate.turn(&opts.question, previous, &hits)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
@@ -244,6 +250,7 @@ pub fn ask(
         grounded: refusal.is_none(),
         refusal_reason: refusal,
         model: b.model.clone(),
+        embedding: b.embedding.clone(),
         prompt_template_version: template.as_str().to_string(),
         retrieval: b.retrieval(top_score, hits.len(), packing.entries.len()),
         usage: usage_info,
@@ -326,6 +333,7 @@ struct Builder<'a> {
     threshold: f64,
     korean: bool,
     model: ModelInfo,
+    embedding: Option<String>,
     started: Instant,
 }
 
@@ -361,6 +369,7 @@ impl Builder<'_> {
             refusal_reason: Some(reason),
             // No model was called; the row still records which one would have answered.
             model: self.model.clone(),
+            embedding: self.embedding.clone(),
             prompt_template_version: self.template.as_str().to_string(),
             retrieval: self.retrieval(top_score, returned, 0),
             usage: UsageInfo { latency_ms: self.started.elapsed().as_millis() as u64, ..UsageInfo::default() },

@@ -38,7 +38,7 @@ pub fn persist(
            embedding_model, template, mode, k, score_gate, top_score, chunks_returned, chunks_used,
            citations_json, packed_chunks_json, prompt_tokens, completion_tokens, usage_estimated, latency_ms,
            conversation_id, turn_index, hops_json, verification_json, explain_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?22, ?19,
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?26, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?22, ?19,
            ?23, ?24, ?20, ?21, ?25)",
         params![
             a.created_at,
@@ -66,6 +66,7 @@ pub fn persist(
             conversation_id,
             turn_index,
             explain_json,
+            a.embedding,
         ],
     )
     .context("saving the answer")?;

@@ -10,19 +10,27 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use crate::search::{SearchHit, lexical};
+use crate::search::engine::Engine;
+use crate::search::{Mode, SearchHit};
 use crate::store::Store;
 
 /// The usual RRF constant: damps the difference between the top ranks.
 const RRF_K: f64 = 60.0;
 
-pub fn retrieve(store: &Store, question: &str, retrieval_query: &str, opts: lexical::Options) -> Result<Vec<SearchHit>> {
-    let (bare, _) = lexical::search(store, question, opts)?;
+pub fn retrieve(
+    store: &Store,
+    engine: &Engine,
+    mode: Mode,
+    question: &str,
+    retrieval_query: &str,
+    k: usize,
+) -> Result<Vec<SearchHit>> {
+    let bare = engine.search(store, question, mode, k)?;
     if retrieval_query == question {
         return Ok(bare);
     }
-    let (expanded, _) = lexical::search(store, retrieval_query, opts)?;
-    Ok(fuse(bare, expanded, opts.k))
+    let expanded = engine.search(store, retrieval_query, mode, k)?;
+    Ok(fuse(bare, expanded, k))
 }
 
 /// Both rankings fused by reciprocal rank, best first, renumbered; each hit

@@ -27,6 +27,7 @@ use crate::render::answer::{print_explain, print_footer, print_sources, session_
 use crate::render::{ColorChoice, Output, human_bytes, one_line};
 use crate::script::printable;
 use crate::search::Mode;
+use crate::search::engine::Engine;
 use crate::session::{self, Conversation, export};
 use crate::store::Store;
 use commands::{Parsed, SessionCmd};
@@ -37,6 +38,8 @@ pub struct Repl {
     store: Store,
     cfg: Config,
     model: Box<dyn ChatModel>,
+    /// Holds the loaded vectors from one question to the next.
+    engine: Engine,
     /// The current session's name; the conversation row is created with its first turn.
     name: String,
     conversation: Option<Conversation>,
@@ -52,7 +55,14 @@ enum Flow {
 
 impl Repl {
     /// `session`: the one to open (created with its first turn); otherwise a new `session-N`.
-    pub fn new(out: Output, store: Store, cfg: Config, model: Box<dyn ChatModel>, session: Option<&str>) -> Result<Repl> {
+    pub fn new(
+        out: Output,
+        store: Store,
+        cfg: Config,
+        model: Box<dyn ChatModel>,
+        (engine, mode): (Engine, Mode),
+        session: Option<&str>,
+    ) -> Result<Repl> {
         let (name, conversation) = match session {
             Some(n) => {
                 session::check_name(n)?;
@@ -66,7 +76,7 @@ impl Repl {
             // Only fails if a handler is already set, which this process never does twice.
             let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
         }
-        Ok(Repl { out, store, cfg, model, name, conversation, mode: Mode::Lexical, k: None, cancel })
+        Ok(Repl { out, store, cfg, model, engine, name, conversation, mode, k: None, cancel })
     }
 
     fn prompt(&self) -> String {
@@ -133,8 +143,8 @@ impl Repl {
             write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
         };
         let outcome: AskOutcome = match &self.conversation {
-            Some(c) => session::ask_turn(&self.store, &self.cfg, self.model.as_ref(), c, opts, &mut sink, &self.cancel)?,
-            None => crate::rag::ask(&self.store, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
+            Some(c) => session::ask_turn(&self.store, &self.engine, &self.cfg, self.model.as_ref(), c, opts, &mut sink, &self.cancel)?,
+            None => crate::rag::ask(&self.store, &self.engine, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
         };
         let a = &outcome.answer;
         if !a.refused_before_model() {
@@ -176,7 +186,7 @@ impl Repl {
                 }
             }
             Parsed::Mode(m) => {
-                self.mode = m;
+                self.mode = self.engine.resolve(&self.store, m, true)?.0;
                 self.out.line(format!("mode {}", m.as_str()))?;
             }
             Parsed::K(k) => {

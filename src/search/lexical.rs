@@ -174,6 +174,32 @@ fn snippets_for(store: &Store, table: &str, expr: &str, ids: &[i64]) -> Result<H
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Snippets for hits another channel found: cut around the query's words
+/// where the chunk has them, else the chunk's opening words.
+pub fn fill_snippets(store: &Store, text: &str, hits: &mut [SearchHit]) -> Result<()> {
+    let q = query::build(text);
+    for (table, expr) in [("chunks_fts", &q.words), ("chunks_trigram", &q.trigram)] {
+        let ids: Vec<i64> = hits.iter().filter(|h| h.snippet.is_empty()).map(|h| h.chunk_id).collect();
+        if let (Some(expr), false) = (expr, ids.is_empty()) {
+            let mut found = snippets_for(store, table, expr, &ids)?;
+            for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
+                h.snippet = found.remove(&h.chunk_id).unwrap_or_default();
+            }
+        }
+    }
+    let ids: Vec<i64> = hits.iter().filter(|h| h.snippet.is_empty()).map(|h| h.chunk_id).collect();
+    if !ids.is_empty() {
+        let mut rows: HashMap<i64, String> = store.chunks_by_ids(&ids)?.into_iter().map(|r| (r.chunk_id, r.text)).collect();
+        for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
+            let text = rows.remove(&h.chunk_id).unwrap_or_default();
+            let words: Vec<&str> = text.split_whitespace().take(24).collect();
+            let more = text.split_whitespace().nth(24).is_some();
+            h.snippet = format!("{}{}", words.join(" "), if more { " …" } else { "" });
+        }
+    }
+    Ok(())
+}
+
 /// Parameters for `… MATCH ? AND rowid IN (?, …)`: the expression, then the ids.
 pub(crate) fn match_among_params<'a>(
     expr: &str,

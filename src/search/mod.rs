@@ -2,7 +2,10 @@
 //! FTS5 expressions, `lexical` runs them; the wire shapes (`search_hit.v1`,
 //! `search_response.v1`) live here.
 
+pub mod engine;
+pub mod hybrid;
 pub mod lexical;
+pub mod vector;
 pub mod query;
 
 use serde::Serialize;
@@ -13,12 +16,27 @@ use serde::Serialize;
 pub enum Mode {
     /// BM25 over the word and trigram indexes.
     Lexical,
+    /// Cosine similarity of embeddings (exact scan).
+    Vector,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
 }
 
 impl Mode {
+    /// `search.default_mode` (validated when the config was read).
+    pub fn configured(cfg: &crate::config::Config) -> Mode {
+        match cfg.search.default_mode.as_str() {
+            "vector" => Mode::Vector,
+            "lexical" => Mode::Lexical,
+            _ => Mode::Hybrid,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Lexical => "lexical",
+            Mode::Vector => "vector",
+            Mode::Hybrid => "hybrid",
         }
     }
 }
@@ -74,5 +92,5 @@ pub struct SearchResponse {
     pub mode: Mode,
     pub hits: Vec<SearchHit>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<lexical::Trace>,
+    pub trace: Option<engine::Trace>,
 }

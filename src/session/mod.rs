@@ -18,6 +18,7 @@ use crate::rag::{self, AskOptions, AskOutcome, PriorTurn, TurnOf};
 use crate::rag::answer::{self, Answer, ModelInfo, RetrievalInfo, UsageInfo};
 use crate::rag::extract;
 use crate::rag::pack::Packed;
+use crate::search::engine::Engine;
 use crate::store::{Store, now_rfc3339};
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,8 +202,10 @@ pub fn prior_turns(store: &Store, conversation_id: i64) -> Result<Vec<PriorTurn>
 /// Asks `opts.question` as the next turn of `conversation`: the earlier turns
 /// expand the retrieval query and go into the prompt; the turn is saved with
 /// its answer (unless read-only).
+#[allow(clippy::too_many_arguments)]
 pub fn ask_turn(
     store: &Store,
+    engine: &Engine,
     cfg: &Config,
     model: &dyn ChatModel,
     conversation: &Conversation,
@@ -212,7 +215,7 @@ pub fn ask_turn(
 ) -> Result<AskOutcome> {
     let history = prior_turns(store, conversation.id)?;
     opts.conversation = Some(TurnOf { conversation_id: conversation.id, history });
-    rag::ask(store, cfg, model, &opts, sink, cancel)
+    rag::ask(store, engine, cfg, model, &opts, sink, cancel)
 }
 
 /// Every turn of a conversation with its answer, oldest first.
@@ -235,7 +238,7 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
         "SELECT t.turn_index, t.question, t.retrieval_query, t.created_at, a.id, a.answer, a.grounded,
                 a.refusal_reason, a.model, a.template, a.mode, a.k, a.score_gate, a.top_score,
                 a.chunks_returned, a.chunks_used, a.prompt_tokens, a.completion_tokens, a.usage_estimated,
-                a.latency_ms, a.created_at, a.packed_chunks_json, a.verification_json, a.explain_json
+                a.latency_ms, a.created_at, a.packed_chunks_json, a.verification_json, a.explain_json, a.embedding_model
          FROM turns t JOIN answers a ON a.id = t.answer_id
          WHERE t.conversation_id = ?1 ORDER BY t.turn_index DESC LIMIT ?2",
     )?;
@@ -265,6 +268,7 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
                 created_at: r.get(20)?,
                 packed_json: r.get(21)?,
                 verification_json: r.get(22)?,
+                embedding: r.get(24)?,
             },
             r.get::<_, Option<String>>(23)?,
         ))
@@ -314,6 +318,7 @@ struct StoredAnswer {
     created_at: String,
     packed_json: String,
     verification_json: Option<String>,
+    embedding: Option<String>,
 }
 
 impl StoredAnswer {
@@ -331,6 +336,7 @@ impl StoredAnswer {
             grounded: self.grounded,
             refusal_reason: self.refusal_reason.as_deref().map(answer::refusal_reason),
             model: ModelInfo { id: model_id.to_string(), provider: provider.to_string() },
+            embedding: self.embedding,
             prompt_template_version: self.template,
             retrieval: RetrievalInfo {
                 trace_id: format!("ans-{id}"),

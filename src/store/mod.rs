@@ -6,6 +6,7 @@
 //! database from a newer kebab is refused before anything touches it.
 
 mod read;
+mod vectors;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::UserError;
 
 pub use read::{ChunkRow, DocRow, Stats};
+pub use vectors::VectorSet;
 pub use write::{DocumentInput, SourceInput, SourceOutcome};
 
 /// Numbered migrations; the position in this list + 1 is the schema level.
@@ -24,6 +26,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("migrations/0001_init.sql")),
     ("0002_answers", include_str!("migrations/0002_answers.sql")),
     ("0003_conversations", include_str!("migrations/0003_conversations.sql")),
+    ("0004_embeddings", include_str!("migrations/0004_embeddings.sql")),
 ];
 
 /// The schema level this build writes.

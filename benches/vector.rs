@@ -1,0 +1,628 @@
+//! Vector benchmark: what semantic retrieval costs in kebab, each figure beside a
+//! reference measured in the same run.
+//!
+//! For each synthetic corpus (the lexical bench's English/Korean Markdown, ~10k and/or
+//! ~100k chunks; default 100k here) it ingests with `kebab::ingest::run` into a real
+//! database, gives every chunk a random unit vector of 384 floats (directions uniform on
+//! the sphere, fixed seed, tagged `all-MiniLM-L6-v2` so the engine loads them), and
+//! measures:
+//!
+//! * `scan top-10 p50/p95 ms`: `kebab::search::vector::top_k(set, query, 10)` over every
+//!   vector, for 50 random unit queries after 5 untimed warm-up queries, against a naive
+//!   scan in this file: `iter().zip().map(|(a, b)| a * b).sum()` per row into a
+//!   `Vec<(score, row)>`, then a full sort. Target: ≤ 20 ms at 100k;
+//! * `scan top-10 id mismatches`: timed queries whose top-10 id sets differ between the
+//!   two scans (expect 0); `order mismatches`: same ids in another order. The summation
+//!   orders differ, so scores may differ in the last bits, and two near-tied neighbours
+//!   (closer than ~1e-7) can swap: that is rounding, not a wrong result. The first few
+//!   differences are printed on stderr with their scores;
+//! * `put_vectors vectors/s`: writing the vectors with `Store::put_vectors` in batches of
+//!   4096 (one transaction each). No reference: it is only the setup's cost;
+//! * `load_vectors p50/p95 ms`: `Store::load_vectors(model, 384)`, what the engine runs on
+//!   the first vector or hybrid query of a process, against a naive rusqlite load on the
+//!   same connection that `get::<_, Vec<u8>>`s each blob and decodes it into a fresh
+//!   `Vec<f32>` per row. 5 timed rounds after one untimed one (which also checks that
+//!   `load_vectors` returns exactly the vectors written). The pages are in the OS cache:
+//!   this is decoding and copying, not disk. Beside it, on stderr only, the time of
+//!   `SELECT count(*) FROM embeddings WHERE model = ?` alone (a diagnostic, since
+//!   `load_vectors` may count before it loads);
+//! * `repl -> first stdout p50/p95 ms`: the release binary started as
+//!   `kebab --data-dir DIR --repl --session bench` with stdin a pipe. Piped, the REPL
+//!   prints nothing before its first input line (no banner), so `:quit` is written at
+//!   once and the figure is the time until the first stdout byte: the echoed
+//!   `kebab[bench]> :quit`, i.e. process start, config, opening the database, choosing
+//!   the chat model (`llm.provider = auto` probes the Ollama server; a refused connection
+//!   is quick) and reading the line. Target: < 100 ms. `repl -> exit` adds quitting.
+//!   Reference for both: `kebab --data-dir DIR stats` to exit (process start + opening the
+//!   database + its counts, which read the whole chunks table). `bare start (--version)`
+//!   is `kebab --version`: the process alone. 10 timed runs after one untimed one each;
+//!   `KEBAB_CONFIG` points at a file that does not exist, so defaults are used;
+//! * `hybrid search peak RSS MB` / `hybrid search wall ms`: the child process
+//!   `kebab --data-dir DIR search --mode hybrid QUERY` (embedding the query loads the
+//!   model; the first vector query loads every vector) against the same query with
+//!   `--mode lexical`, peak RSS from `/usr/bin/time -f %M` (else polled from
+//!   `/proc/PID/status` VmHWM, which can miss a last peak), p50 of 3 runs each. The
+//!   vectors are random, so the hits mean nothing: only memory and time count. Needs the
+//!   model (below); its config file sets only `embedding.model_dir`.
+//!
+//! Once per run, with the model: `model load + first embed ms` (`Local::open`, then the
+//! first `embed` call of one short text, which reads the weights), then embedding
+//! throughput in batches of 32 with `kebab::embed::Embedder::embed`, 2 passes each, over
+//! (a) 200 short English sentences of 10–14 words and (b) 64 English passages of
+//! 160–200 words: texts/s, words/s and word pieces/s (counted with the model's own
+//! tokenizer without the padding its tokenizer.json asks for, `[CLS]`/`[SEP]` included, cut
+//! at 256 as kebab's embedder does). No reference.
+//!
+//! The model is looked for in `KEBAB_MODEL_DIR`, `KEBAB_TEST_MODEL_DIR`, then
+//! `target/kebab-test-model`; without it those figures are reported as skipped. The
+//! binary is the one Cargo builds for this bench (`CARGO_BIN_EXE_kebab`, else
+//! `target/release/kebab`); if it is missing or older than `src/`, `Cargo.toml` or
+//! `Cargo.lock`, the figures that run it are skipped with the command to build it.
+//!
+//! The table ends with the load average: the figures are wall times, so other work on
+//! the machine (e.g. a build) inflates them, the model's throughput most.
+//!
+//! ratio = kebab / reference (ms, MB: above 1 means kebab costs more). A target is an
+//! upper bound on the kebab figure; `ok`/`over` says whether it held. Nothing is asserted.
+//!
+//! Run: `bench/run [--size 10k|100k|both]` (or `cargo bench --bench vector -- --size 10k`).
+//! Prints the table on stdout and writes the same data to `target/bench/vector.json`
+//! under the crate root.
+
+mod common;
+
+use std::hint::black_box;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
+
+use anyhow::{Context, Result, anyhow, bail};
+use common::{Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, unit_vectors, write_corpus};
+use kebab::config::Config;
+use kebab::embed::Embedder;
+use kebab::embed::local::Local;
+use kebab::ingest::{FormatChoice, IngestOptions};
+use kebab::search::vector;
+use kebab::store::{Store, VectorSet};
+use rusqlite::Connection;
+use serde_json::json;
+
+const DIM: usize = 384;
+const MODEL: &str = "all-MiniLM-L6-v2";
+const K: usize = 10;
+const VECTOR_SEED: u64 = 0x7665_6374_6f72_7321;
+const QUERY_SEED: u64 = 0x7175_6572_7976_6563;
+const TEXT_SEED: u64 = 0x7465_7874_7321;
+const QUERIES: usize = 50;
+const WARM_UP_QUERIES: usize = 5;
+/// Vectors per `put_vectors` call (one transaction each).
+const PUT_BATCH: usize = 4096;
+const LOAD_ROUNDS: usize = 5;
+const START_RUNS: usize = 10;
+const RSS_RUNS: usize = 3;
+const EMBED_BATCH: usize = 32;
+const EMBED_ROUNDS: usize = 2;
+/// The model's training length in word pieces (texts are cut there).
+const MAX_TOKENS: usize = 256;
+const SEARCH_QUERY: &str = "search index latency memory";
+const SCAN_TARGET_MS: f64 = 20.0;
+const REPL_TARGET_MS: f64 = 100.0;
+
+/// One printed figure: kebab's value beside the reference measured in the same run.
+struct Row {
+    corpus: String,
+    vectors: usize,
+    figure: &'static str,
+    kebab: f64,
+    reference: Option<f64>,
+    reference_is: &'static str,
+    /// Upper bound on `kebab`.
+    target: Option<f64>,
+}
+
+fn main() -> Result<()> {
+    let started = Instant::now();
+    let sizes = common::parse_sizes_or("vector", "100k")?;
+    let work = TempDir::new()?;
+    let bin = binary();
+    let model_dir = model_dir();
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    if let Err(why) = &bin {
+        notes.push(format!("skipped: REPL start and search RSS: {why}"));
+    }
+    if model_dir.is_none() {
+        notes.push(
+            "skipped: search RSS and embedding throughput: no model (run `kebab models install --dir target/kebab-test-model`)"
+                .to_string(),
+        );
+    }
+
+    let vocab = Vocab::new();
+    for (name, files) in sizes {
+        let dir = work.0.join(name);
+        bench_size(name, files, &vocab, &dir, bin.as_deref().ok(), model_dir.as_deref(), &mut rows)?;
+        // Free the disk as we go: the 100k corpus and database take a few hundred MB.
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing the {name} corpus"))?;
+    }
+    if let Some(dir) = &model_dir {
+        rows.extend(bench_embed(dir, &vocab)?);
+    }
+
+    // Other work on the machine slows every figure, the model's most: say how busy it was.
+    notes.push(format!("load average (1, 5, 15 min) at the end: {}", load_average()));
+    print_table(&rows, &notes);
+    let rss = peak_rss_kb();
+    let elapsed = started.elapsed().as_secs_f64();
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench/vector.json");
+    write_json(&out, &rows, &notes, rss, elapsed)?;
+    println!(
+        "peak RSS (this bench process): {}",
+        rss.map_or("n/a".to_string(), |kb| format!("{:.1} MB", kb as f64 / 1024.0))
+    );
+    println!("total {elapsed:.1}s; JSON in {}", out.display());
+    Ok(())
+}
+
+/// Builds the corpus's database with one vector per chunk, then every per-size figure.
+fn bench_size(
+    name: &str,
+    files: usize,
+    vocab: &Vocab,
+    work: &Path,
+    bin: Option<&Path>,
+    model_dir: Option<&Path>,
+    rows: &mut Vec<Row>,
+) -> Result<()> {
+    let corpus = work.join("corpus");
+    let data_dir = work.join("data");
+    let t = Instant::now();
+    let bytes = write_corpus(&corpus, files, vocab)?;
+    eprintln!("{name}: wrote {files} files, {:.1} MB in {:.1}s", mb(bytes), t.elapsed().as_secs_f64());
+    let mut store = Store::open(&data_dir.join("kebab.db"), false)?;
+    let opts = IngestOptions { paths: vec![corpus.clone()], format: FormatChoice::Auto, prune: false, force: false };
+    let t = Instant::now();
+    kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
+    let ids: Vec<i64> = {
+        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id")?;
+        stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+    };
+    let n = ids.len();
+    eprintln!("{name}: {n} chunks, ingest {:.1}s", t.elapsed().as_secs_f64());
+
+    let t = Instant::now();
+    let set = VectorSet { dim: DIM, data: unit_vectors(VECTOR_SEED, n, DIM), ids };
+    let queries = unit_vectors(QUERY_SEED, WARM_UP_QUERIES + QUERIES, DIM);
+    eprintln!("{name}: {n} x {DIM} random unit vectors in {:.1}s", t.elapsed().as_secs_f64());
+    let row = |figure, kebab, reference, reference_is, target| Row {
+        corpus: name.to_string(),
+        vectors: n,
+        figure,
+        kebab,
+        reference,
+        reference_is,
+        target,
+    };
+
+    // 1. The scan.
+    let (mut kebab_ms, mut naive_ms, mut mismatches, mut swaps) = (Vec::new(), Vec::new(), 0, 0);
+    for (i, q) in queries.chunks_exact(DIM).enumerate() {
+        let t = Instant::now();
+        let top = vector::top_k(black_box(&set), black_box(q), K);
+        let k = t.elapsed().as_secs_f64() * 1000.0;
+        let t = Instant::now();
+        let naive = naive_top_k(black_box(&set), black_box(q), K);
+        let r = t.elapsed().as_secs_f64() * 1000.0;
+        if i >= WARM_UP_QUERIES {
+            kebab_ms.push(k);
+            naive_ms.push(r);
+            if top.iter().map(|h| h.0).ne(naive.iter().map(|h| h.0)) {
+                let same_set = top.len() == naive.len() && top.iter().all(|h| naive.iter().any(|n| n.0 == h.0));
+                if same_set {
+                    swaps += 1
+                } else {
+                    mismatches += 1
+                }
+                if swaps + mismatches <= 3 {
+                    let fmt =
+                        |v: &[(i64, f32)]| v.iter().map(|(id, s)| format!("{id}:{s:.7}")).collect::<Vec<_>>().join(" ");
+                    eprintln!(
+                        "{name}: query {i}: top-10 differs ({}):\n  kebab {}\n  naive {}",
+                        if same_set { "same ids, other order" } else { "other ids" },
+                        fmt(&top),
+                        fmt(&naive)
+                    );
+                }
+            }
+        }
+    }
+    let ((kp50, kp95), (np50, np95)) = (p50_p95(&mut kebab_ms), p50_p95(&mut naive_ms));
+    let naive = "naive dot + full sort";
+    rows.push(row("scan top-10 p50 ms", kp50, Some(np50), naive, Some(SCAN_TARGET_MS)));
+    rows.push(row("scan top-10 p95 ms", kp95, Some(np95), naive, Some(SCAN_TARGET_MS)));
+    rows.push(row("scan top-10 id mismatches", mismatches as f64, None, "of 50 queries: other ids than naive", None));
+    rows.push(row("scan top-10 order mismatches", swaps as f64, None, "of 50 queries: same ids, other order", None));
+
+    // 2. Writing, then loading the vectors.
+    let t = Instant::now();
+    let mut batch = Vec::with_capacity(PUT_BATCH);
+    for (id, v) in set.ids.iter().zip(set.data.chunks_exact(DIM)) {
+        batch.push((*id, v.to_vec()));
+        if batch.len() == PUT_BATCH {
+            store.put_vectors(MODEL, &batch)?;
+            batch.clear();
+        }
+    }
+    store.put_vectors(MODEL, &batch)?;
+    let put_s = t.elapsed().as_secs_f64();
+    drop(batch);
+    // As a database left by a finished ingest: the write-ahead log folded in.
+    store.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    let db_mb = mb(std::fs::metadata(data_dir.join("kebab.db")).map_or(0, |m| m.len()));
+    eprintln!("{name}: put_vectors {put_s:.1}s; database {db_mb:.0} MB");
+    rows.push(row("put_vectors vectors/s", n as f64 / put_s, None, "", None));
+
+    let (mut kebab_ms, mut naive_ms) = (Vec::new(), Vec::new());
+    for round in 0..=LOAD_ROUNDS {
+        let t = Instant::now();
+        let loaded = store.load_vectors(MODEL, DIM)?;
+        let k = t.elapsed().as_secs_f64() * 1000.0;
+        if round == 0 && (loaded.ids != set.ids || loaded.data != set.data) {
+            eprintln!("{name}: load_vectors returned {} vectors that differ from the {n} written", loaded.ids.len());
+        }
+        drop(black_box(loaded));
+        let t = Instant::now();
+        let naive = naive_load(store.conn())?;
+        let r = t.elapsed().as_secs_f64() * 1000.0;
+        if round == 0 && naive.len() != n {
+            eprintln!("{name}: the naive load read {} vectors, not {n}", naive.len());
+        }
+        drop(black_box(naive));
+        if round > 0 {
+            kebab_ms.push(k);
+            naive_ms.push(r);
+        }
+    }
+    drop(set);
+    let ((kp50, kp95), (np50, np95)) = (p50_p95(&mut kebab_ms), p50_p95(&mut naive_ms));
+    // A diagnostic beside the load: what a count of the model's rows costs on its own.
+    let mut count_ms = Vec::new();
+    for _ in 0..LOAD_ROUNDS {
+        let t = Instant::now();
+        let c: i64 =
+            store.conn().query_row("SELECT count(*) FROM embeddings WHERE model = ?1", [MODEL], |r| r.get(0))?;
+        count_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        black_box(c);
+    }
+    eprintln!(
+        "{name}: `SELECT count(*) FROM embeddings WHERE model = ?` alone: p50 {:.1} ms",
+        p50_p95(&mut count_ms).0
+    );
+    let naive = "naive rusqlite Vec<u8> per row";
+    rows.push(row("load_vectors p50 ms", kp50, Some(np50), naive, None));
+    rows.push(row("load_vectors p95 ms", kp95, Some(np95), naive, None));
+    drop(store);
+
+    let Some(bin) = bin else { return Ok(()) };
+    // 3. Start to prompt.
+    let no_config = work.join("no-such-config.toml");
+    let (mut first, mut exit, mut stats, mut bare) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for run in 0..=START_RUNS {
+        let (f, e) = repl_start(bin, &data_dir, &no_config)?;
+        let s = timed(kebab(bin, &no_config).arg("--data-dir").arg(&data_dir).arg("stats"))?;
+        let b = timed(kebab(bin, &no_config).arg("--version"))?;
+        if run > 0 {
+            first.push(f);
+            exit.push(e);
+            stats.push(s);
+            bare.push(b);
+        }
+    }
+    let ((fp50, fp95), (ep50, ep95)) = (p50_p95(&mut first), p50_p95(&mut exit));
+    let ((sp50, sp95), (bp50, _)) = (p50_p95(&mut stats), p50_p95(&mut bare));
+    rows.push(row("repl -> first stdout p50 ms", fp50, Some(sp50), "`kebab stats` to exit", Some(REPL_TARGET_MS)));
+    rows.push(row("repl -> first stdout p95 ms", fp95, Some(sp95), "`kebab stats` to exit", Some(REPL_TARGET_MS)));
+    rows.push(row("repl -> exit p50 ms", ep50, Some(sp50), "`kebab stats` to exit", None));
+    rows.push(row("repl -> exit p95 ms", ep95, Some(sp95), "`kebab stats` to exit", None));
+    rows.push(row("bare start (--version) p50 ms", bp50, None, "", None));
+
+    // 4. Memory of the first hybrid query.
+    let Some(model_dir) = model_dir else { return Ok(()) };
+    let config = work.join("config.toml");
+    // A JSON string is a valid TOML basic string.
+    let dir_str = serde_json::to_string(&model_dir.to_string_lossy())?;
+    std::fs::write(&config, format!("[embedding]\nmodel_dir = {dir_str}\n")).context("writing the bench config")?;
+    let (mut h_kb, mut h_ms, mut l_kb, mut l_ms) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RSS_RUNS {
+        for (mode, kb, ms) in [("hybrid", &mut h_kb, &mut h_ms), ("lexical", &mut l_kb, &mut l_ms)] {
+            let mut cmd = kebab(bin, &config);
+            cmd.arg("--data-dir").arg(&data_dir).args(["search", "--mode", mode, SEARCH_QUERY]);
+            let (rss_kb, wall) = child_peak_rss(cmd, work)?;
+            kb.push(rss_kb as f64 / 1024.0);
+            ms.push(wall);
+        }
+    }
+    let ((hkb, _), (lkb, _)) = (p50_p95(&mut h_kb), p50_p95(&mut l_kb));
+    let ((hms, _), (lms, _)) = (p50_p95(&mut h_ms), p50_p95(&mut l_ms));
+    rows.push(row("hybrid search peak RSS MB", hkb, Some(lkb), "same query, --mode lexical", None));
+    rows.push(row("hybrid search wall ms", hms, Some(lms), "same query, --mode lexical", None));
+    Ok(())
+}
+
+/// The reference scan: one plain dot product per row, every score kept, a full sort.
+fn naive_top_k(set: &VectorSet, q: &[f32], k: usize) -> Vec<(i64, f32)> {
+    let mut scored: Vec<(f32, usize)> = set
+        .data
+        .chunks_exact(set.dim)
+        .enumerate()
+        .map(|(i, row)| (row.iter().zip(q).map(|(a, b)| a * b).sum::<f32>(), i))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(k).map(|(s, i)| (set.ids[i], s)).collect()
+}
+
+/// The reference load: an owned blob per row, decoded into a fresh vector per row.
+fn naive_load(conn: &Connection) -> Result<Vec<(i64, Vec<f32>)>> {
+    let mut stmt = conn.prepare_cached("SELECT chunk_id, vector FROM embeddings WHERE model = ?1")?;
+    let rows = stmt.query_map([MODEL], |r| {
+        let blob: Vec<u8> = r.get(1)?;
+        let v: Vec<f32> = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        Ok((r.get(0)?, v))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The kebab binary, if present and newer than every source it is built from.
+fn binary() -> std::result::Result<PathBuf, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = option_env!("CARGO_BIN_EXE_kebab").map_or_else(|| root.join("target/release/kebab"), PathBuf::from);
+    let build = "run `cargo build --release` (or `bench/run`), then rerun";
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(built) = mtime(&bin) else {
+        return Err(format!("{} is missing: {build}", bin.display()));
+    };
+    let sources = walkdir::WalkDir::new(root.join("src")).into_iter().filter_map(|e| e.ok()).map(|e| e.into_path());
+    let newest = sources
+        .chain([root.join("Cargo.toml"), root.join("Cargo.lock")])
+        .filter_map(|p| mtime(&p).map(|t| (t, p)))
+        .max_by_key(|(t, _)| *t);
+    match newest {
+        Some((t, p)) if t > built => {
+            let age = t.duration_since(built).unwrap_or_default().as_secs();
+            Err(format!("{} is older than {} (by {age}s): {build}", bin.display(), p.display()))
+        }
+        _ => Ok(bin),
+    }
+}
+
+/// `/proc/loadavg`'s first three fields, or "n/a".
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let fields: Vec<&str> = text.split_whitespace().take(3).collect();
+    if fields.len() == 3 { fields.join(" ") } else { "n/a".to_string() }
+}
+
+/// The installed embedding model's folder, if its files are there.
+fn model_dir() -> Option<PathBuf> {
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model");
+    let dir = ["KEBAB_MODEL_DIR", "KEBAB_TEST_MODEL_DIR"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from))
+        .unwrap_or(default);
+    kebab::embed::local::FILES.iter().all(|f| dir.join(f).is_file()).then_some(dir)
+}
+
+/// The binary with a given config file and no kebab settings from the environment.
+fn kebab(bin: &Path, config: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.env("KEBAB_CONFIG", config).env_remove("KEBAB_DATA_DIR").env_remove("KEBAB_READONLY").env("NO_COLOR", "1");
+    cmd
+}
+
+/// Milliseconds from spawn to exit, output captured; a failure is an error.
+fn timed(cmd: &mut Command) -> Result<f64> {
+    let t = Instant::now();
+    let out = cmd.stdin(Stdio::null()).output().with_context(|| format!("running {cmd:?}"))?;
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    if !out.status.success() {
+        bail!("{cmd:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(ms)
+}
+
+/// Milliseconds from spawn to the REPL's first stdout byte, and to its exit, with
+/// `:quit` written to its stdin at once.
+fn repl_start(bin: &Path, data_dir: &Path, config: &Path) -> Result<(f64, f64)> {
+    let mut cmd = kebab(bin, config);
+    cmd.arg("--data-dir").arg(data_dir).args(["--repl", "--session", "bench"]);
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let t = Instant::now();
+    let mut child = cmd.spawn().with_context(|| format!("running {cmd:?}"))?;
+    // Dropped at once: end of input after the line (the REPL stops at `:quit` anyway).
+    // A write error means the child is already gone; its status says why.
+    let _ = child.stdin.take().context("no stdin")?.write_all(b":quit\n");
+    let mut stdout = child.stdout.take().context("no stdout")?;
+    let mut first = [0u8; 1];
+    let got = stdout.read(&mut first)?;
+    let first_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest)?;
+    let mut err = String::new();
+    child.stderr.take().context("no stderr")?.read_to_string(&mut err)?;
+    let status = child.wait()?;
+    let exit_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let echoed = String::from_utf8_lossy(&first[..got]).into_owned() + &String::from_utf8_lossy(&rest);
+    if !status.success() || !echoed.starts_with("kebab[bench]> :quit") {
+        bail!("kebab --repl ({status}) printed {echoed:?}; stderr: {}", err.trim());
+    }
+    Ok((first_ms, exit_ms))
+}
+
+/// Peak RSS (kB) and wall milliseconds of `cmd`, which must succeed.
+fn child_peak_rss(cmd: Command, work: &Path) -> Result<(u64, f64)> {
+    let time = Path::new("/usr/bin/time");
+    if time.is_file() {
+        let report = work.join("time.out");
+        let mut timed_cmd = Command::new(time);
+        timed_cmd.args(["-f", "%M", "-o"]).arg(&report).arg(cmd.get_program()).args(cmd.get_args());
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => timed_cmd.env(k, v),
+                None => timed_cmd.env_remove(k),
+            };
+        }
+        let t = Instant::now();
+        let out = timed_cmd.stdin(Stdio::null()).output().with_context(|| format!("running {timed_cmd:?}"))?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if !out.status.success() {
+            bail!("{cmd:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim());
+        }
+        let text = std::fs::read_to_string(&report).context("reading /usr/bin/time's report")?;
+        let kb = text.lines().filter_map(|l| l.trim().parse().ok()).next_back();
+        return Ok((kb.ok_or_else(|| anyhow!("no RSS in /usr/bin/time's report {text:?}"))?, ms));
+    }
+    // No GNU time: poll the child's high-water mark until it exits.
+    let mut cmd = cmd;
+    let t = Instant::now();
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        let hwm = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        });
+        peak = peak.max(hwm.unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    if !status.success() {
+        bail!("{cmd:?} failed ({status})");
+    }
+    Ok((peak, ms))
+}
+
+/// Embedding throughput with the built-in model, in this process.
+fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
+    let mut rng = Rng(TEXT_SEED);
+    let short: Vec<String> = (0..200)
+        .map(|_| {
+            let mut s = String::new();
+            join(&mut s, rng.range(10, 14), |s| vocab.word(&mut rng, 0.0, s));
+            s.push('.');
+            s
+        })
+        .collect();
+    let long: Vec<String> = (0..64)
+        .map(|_| {
+            let (want, mut words, mut s) = (rng.range(160, 200), 0, String::new());
+            while words < want {
+                let n = rng.range(6, 14).min(want - words).max(1);
+                if !s.is_empty() {
+                    s.push(' ');
+                }
+                join(&mut s, n, |s| vocab.word(&mut rng, 0.0, s));
+                s.push('.');
+                words += n;
+            }
+            s
+        })
+        .collect();
+    // tokenizer.json pads and cuts every text to 128 pieces; count the real pieces,
+    // cut at 256 as kebab's embedder does.
+    let mut tokenizer =
+        tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| anyhow!("tokenizer.json: {e}"))?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(tokenizers::TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+        .map_err(|e| anyhow!("tokenizer.json: {e}"))?;
+    let pieces = |texts: &[String]| -> Result<usize> {
+        texts.iter().try_fold(0, |sum, t| {
+            let enc = tokenizer.encode(t.as_str(), true).map_err(|e| anyhow!("tokenizing: {e}"))?;
+            Ok(sum + enc.get_ids().len())
+        })
+    };
+
+    let t = Instant::now();
+    let model = Local::open(dir)?;
+    black_box(model.embed(&["a first short text to load the model"])?);
+    let load_ms = t.elapsed().as_secs_f64() * 1000.0;
+    eprintln!("embedding: model loaded in {load_ms:.0} ms");
+    let row = |figure, kebab| Row {
+        corpus: "-".into(),
+        vectors: 0,
+        figure,
+        kebab,
+        reference: None,
+        reference_is: "",
+        target: None,
+    };
+    let mut rows = vec![row("model load + first embed ms", load_ms)];
+    let figures: [(&[String], [&'static str; 3]); 2] = [
+        (&short, ["embed short texts/s", "embed short words/s", "embed short pieces/s"]),
+        (&long, ["embed 180w texts/s", "embed 180w words/s", "embed 180w pieces/s"]),
+    ];
+    for (texts, [per_text, per_word, per_piece]) in figures {
+        let words: usize = texts.iter().map(|t| t.split_whitespace().count()).sum();
+        let pieces = pieces(texts)?;
+        let t = Instant::now();
+        for _ in 0..EMBED_ROUNDS {
+            for batch in texts.chunks(EMBED_BATCH) {
+                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+                black_box(model.embed(&refs)?);
+            }
+        }
+        let s = t.elapsed().as_secs_f64() / EMBED_ROUNDS as f64;
+        eprintln!("embedding: {} texts, {words} words, {pieces} pieces in {s:.2}s a pass", texts.len());
+        rows.push(row(per_text, texts.len() as f64 / s));
+        rows.push(row(per_word, words as f64 / s));
+        rows.push(row(per_piece, pieces as f64 / s));
+    }
+    Ok(rows)
+}
+
+fn print_table(rows: &[Row], notes: &[String]) {
+    println!(
+        "\n{:<15} {:>7}  {:<30} {:>11} {:>11} {:>7} {:>10}  reference",
+        "corpus", "vectors", "figure", "kebab", "reference", "ratio", "target"
+    );
+    for r in rows {
+        let prec = if r.figure.ends_with("ms") {
+            2
+        } else if r.figure.ends_with("mismatches") {
+            0
+        } else {
+            1
+        };
+        let reference = r.reference.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+        let ratio = r.reference.map_or("-".to_string(), |v| format!("{:.2}", r.kebab / v));
+        let target = r.target.map_or(String::new(), |t| format!("{} {t}", if r.kebab <= t { "ok ≤" } else { "over" }));
+        println!(
+            "{:<15} {:>7}  {:<30} {:>11.prec$} {:>11} {:>7} {:>10}  {}",
+            r.corpus, r.vectors, r.figure, r.kebab, reference, ratio, target, r.reference_is
+        );
+    }
+    println!("ratio = kebab / reference (ms, MB: >1 means kebab costs more); target = upper bound on kebab");
+    for n in notes {
+        println!("{n}");
+    }
+    println!();
+}
+
+fn write_json(path: &Path, rows: &[Row], notes: &[String], rss_kb: Option<u64>, elapsed_s: f64) -> Result<()> {
+    let row = |r: &Row| {
+        json!({"corpus": r.corpus, "vectors": r.vectors, "figure": r.figure, "kebab": r.kebab,
+               "reference": r.reference, "reference_is": r.reference_is,
+               "ratio": r.reference.map(|v| r.kebab / v), "target": r.target})
+    };
+    let rows: Vec<_> = rows.iter().map(row).collect();
+    let when = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let doc = json!({"schema_version": "bench_vector.v1", "kebab_version": env!("CARGO_PKG_VERSION"),
+                     "dim": DIM, "k": K, "queries": QUERIES, "load_rounds": LOAD_ROUNDS,
+                     "start_runs": START_RUNS, "rss_runs": RSS_RUNS, "rows": rows, "notes": notes,
+                     "peak_rss_kb": rss_kb, "elapsed_s": elapsed_s, "unix_time": when});
+    common::write_json(path, &doc)
+}

