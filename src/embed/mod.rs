@@ -348,6 +348,11 @@ mod fake {
         Server { url, request }
     }
 
+    /// Answers with a JSON body and `status` at once.
+    pub fn json(status: &str, body: &str) -> Server {
+        serve(response(status, "application/json", body))
+    }
+
     /// A whole response that closes the connection.
     pub fn response(status: &str, content_type: &str, body: &str) -> String {
         format!(

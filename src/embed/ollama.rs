@@ -114,13 +114,9 @@ mod tests {
         }
     }
 
-    fn json_server(status: &str, body: &str) -> fake::Server {
-        fake::serve(response(status, "application/json", body))
-    }
-
     #[test]
     fn a_batch_sends_the_model_and_every_input_in_order_and_comes_back_normalised() {
-        let server = json_server("200 OK", r#"{"model":"nomic-embed-text","embeddings":[[3,4],[0,0.5],[-1,0]]}"#);
+        let server = fake::json("200 OK", r#"{"model":"nomic-embed-text","embeddings":[[3,4],[0,0.5],[-1,0]]}"#);
         let out = embed(&format!("{}/", server.url), &["first", "second", "third"]).unwrap();
         assert_eq!(out, vec![vec![0.6, 0.8], vec![0.0, 1.0], vec![-1.0, 0.0]]);
         let request = server.request();
@@ -138,7 +134,7 @@ mod tests {
     #[test]
     fn a_404_for_a_missing_model_says_how_to_pull_it() {
         let server =
-            json_server("404 Not Found", r#"{"error":"model \"nomic-embed-text\" not found, try pulling it first"}"#);
+            fake::json("404 Not Found", r#"{"error":"model \"nomic-embed-text\" not found, try pulling it first"}"#);
         let err = EmbedError::from(server_err(&server.url));
         assert!(matches!(err, EmbedError::Server(LlmError::Http { status: 404, .. })), "{err:?}");
         assert!(err.to_string().contains("model \"nomic-embed-text\" not found"), "{err}");
@@ -154,14 +150,14 @@ mod tests {
 
     #[test]
     fn a_chat_only_model_is_named_as_not_an_embedding_model() {
-        let server = json_server("400 Bad Request", r#"{"error":"\"llama3\" does not support embeddings"}"#);
+        let server = fake::json("400 Bad Request", r#"{"error":"\"llama3\" does not support embeddings"}"#);
         let err = EmbedError::from(server_err(&server.url));
         assert!(err.hint().is_some_and(|h| h.contains("set embedding.model")), "{:?}", err.hint());
     }
 
     #[test]
     fn a_500_surfaces_the_servers_message() {
-        let server = json_server("500 Internal Server Error", r#"{"error":"llama runner process has terminated"}"#);
+        let server = fake::json("500 Internal Server Error", r#"{"error":"llama runner process has terminated"}"#);
         let err = server_err(&server.url);
         assert!(matches!(err, LlmError::Http { status: 500, .. }), "{err:?}");
         assert!(err.to_string().ends_with("answered 500: llama runner process has terminated"), "{err}");
@@ -182,7 +178,7 @@ mod tests {
 
     #[test]
     fn malformed_json_is_an_error_that_quotes_it() {
-        let server = json_server("200 OK", "this is not json");
+        let server = fake::json("200 OK", "this is not json");
         let err = server_err(&server.url);
         assert!(matches!(err, LlmError::Stream { .. }), "{err:?}");
         assert!(err.to_string().contains("malformed JSON answer: \"this is not json\""), "{err}");
@@ -190,24 +186,24 @@ mod tests {
 
     #[test]
     fn json_of_the_wrong_shape_or_an_error_object_is_an_error() {
-        let server = json_server("200 OK", r#"{"embeddings":[[1,"x"],[1,2]]}"#);
+        let server = fake::json("200 OK", r#"{"embeddings":[[1,"x"],[1,2]]}"#);
         assert!(server_err(&server.url).to_string().contains("wrong shape"));
-        let server = json_server("200 OK", r#"{"embedding":[1,2]}"#);
+        let server = fake::json("200 OK", r#"{"embedding":[1,2]}"#);
         assert!(server_err(&server.url).to_string().contains("no `embeddings`"));
-        let server = json_server("200 OK", r#"{"error":"out of memory"}"#);
+        let server = fake::json("200 OK", r#"{"error":"out of memory"}"#);
         assert!(server_err(&server.url).to_string().ends_with("broke: out of memory"));
     }
 
     #[test]
     fn a_wrong_number_of_vectors_is_an_error() {
-        let server = json_server("200 OK", r#"{"embeddings":[[1,0]]}"#);
+        let server = fake::json("200 OK", r#"{"embeddings":[[1,0]]}"#);
         let err = server_err(&server.url);
         assert!(err.to_string().contains("expected 2 vectors (one per text), got 1"), "{err}");
     }
 
     #[test]
     fn a_number_beyond_f32_is_not_finite_and_an_error() {
-        let server = json_server("200 OK", r#"{"embeddings":[[1,0],[1e39,0]]}"#);
+        let server = fake::json("200 OK", r#"{"embeddings":[[1,0],[1e39,0]]}"#);
         assert!(server_err(&server.url).to_string().contains("vector 1 holds a number that is not finite"));
     }
 

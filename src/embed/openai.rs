@@ -82,22 +82,7 @@ impl OpenAi {
     }
 
     fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
-        match http::status_error(url, resp, self.secret()) {
-            LlmError::Http { url, status, message, hint: None } => {
-                let hint = match status {
-                    401 | 403 => Some(match self.api_key {
-                        Some(_) => {
-                            "check the API key in the environment variable named by embedding.api_key_env".into()
-                        }
-                        None => "set the API key in the environment variable named by embedding.api_key_env".into(),
-                    }),
-                    404 => Some(format!("check embedding.model ({}) and embedding.base_url", self.model)),
-                    _ => None,
-                };
-                LlmError::Http { url, status, message, hint }
-            }
-            other => other,
-        }
+        http::openai_status_error(url, resp, self.secret(), "embedding", &self.model)
     }
 
     fn request(&self, url: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, LlmError> {
@@ -177,10 +162,6 @@ mod tests {
         }
     }
 
-    fn json_server(status: &str, body: &str) -> fake::Server {
-        fake::serve(response(status, "application/json", body))
-    }
-
     #[test]
     fn v1_is_added_once() {
         assert_eq!(model("http://h:1").url(), "http://h:1/v1/embeddings");
@@ -195,7 +176,7 @@ mod tests {
             {"object": "embedding", "index": 0, "embedding": [3, 4, 0]},
             {"object": "embedding", "index": 1, "embedding": [0, -2, 0]},
         ], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 3, "total_tokens": 3}});
-        let server = json_server("200 OK", &body.to_string());
+        let server = fake::json("200 OK", &body.to_string());
         let out = model(&format!("{}/v1", server.url)).embed(&["zero", "one", "two"]).unwrap();
         assert_eq!(out, vec![vec![0.6, 0.8, 0.0], vec![0.0, -1.0, 0.0], vec![0.0, 0.0, 1.0]]);
         let request = server.request();
@@ -207,27 +188,27 @@ mod tests {
 
     #[test]
     fn duplicate_indices_are_an_error() {
-        let server = json_server("200 OK", r#"{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}"#);
+        let server = fake::json("200 OK", r#"{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}"#);
         assert!(server_err(&model(&server.url)).to_string().contains("`index` values are not 0, 1, 2"));
     }
 
     #[test]
     fn a_wrong_number_of_vectors_is_an_error() {
-        let server = json_server("200 OK", r#"{"data":[{"index":0,"embedding":[1,0]}]}"#);
+        let server = fake::json("200 OK", r#"{"data":[{"index":0,"embedding":[1,0]}]}"#);
         let err = server_err(&model(&server.url));
         assert!(err.to_string().contains("expected 2 vectors (one per text), got 1"), "{err}");
     }
 
     #[test]
     fn vectors_of_differing_lengths_are_an_error() {
-        let server = json_server("200 OK", r#"{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1]}]}"#);
+        let server = fake::json("200 OK", r#"{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1]}]}"#);
         assert!(server_err(&model(&server.url)).to_string().contains("differing lengths"));
     }
 
     #[test]
     fn a_404_surfaces_the_servers_message_and_names_the_settings() {
         let body = r#"{"error":{"message":"The model `text-embedding-3-small` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#;
-        let server = json_server("404 Not Found", body);
+        let server = fake::json("404 Not Found", body);
         let err = EmbedError::from(server_err(&model(&server.url)));
         assert!(matches!(err, EmbedError::Server(LlmError::Http { status: 404, .. })), "{err:?}");
         assert!(err.to_string().contains("does not exist"), "{err}");
@@ -237,7 +218,7 @@ mod tests {
     #[test]
     fn a_500_surfaces_the_servers_message() {
         let server =
-            json_server("500 Internal Server Error", r#"{"error":{"message":"CUDA out of memory","code":500}}"#);
+            fake::json("500 Internal Server Error", r#"{"error":{"message":"CUDA out of memory","code":500}}"#);
         let err = server_err(&model(&server.url));
         assert!(err.to_string().ends_with("answered 500: CUDA out of memory"), "{err}");
     }
@@ -252,7 +233,7 @@ mod tests {
 
     #[test]
     fn malformed_json_is_an_error_that_quotes_it() {
-        let server = json_server("200 OK", r#"{"data": [{"index": 0, "embedding": [0.1, 0.2"#);
+        let server = fake::json("200 OK", r#"{"data": [{"index": 0, "embedding": [0.1, 0.2"#);
         let err = server_err(&model(&server.url));
         assert!(matches!(err, LlmError::Stream { .. }), "{err:?}");
         assert!(err.to_string().contains("malformed JSON answer: \"{\\\"data\\\""), "{err}");
@@ -279,7 +260,7 @@ mod tests {
         // Servers that echo the credentials they got, as some proxies do, in an error status and in a bad answer.
         let echo = format!(r#"{{"error":{{"message":"Incorrect API key provided: Bearer {KEY}"}}}}"#);
         for (status, body) in [("401 Unauthorized", echo), ("200 OK", format!("not json {KEY}"))] {
-            let server = json_server(status, &body);
+            let server = fake::json(status, &body);
             let model = OpenAi::new(&server.url, "m", Some(KEY.to_string()), SEC);
             let err = EmbedError::from(server_err(&model));
             let request = server.request();
@@ -288,7 +269,7 @@ mod tests {
                 assert!(!shown.contains(KEY), "key leaked in: {shown}");
             }
         }
-        let server = json_server("401 Unauthorized", r#"{"error":{"message":"Incorrect API key provided"}}"#);
+        let server = fake::json("401 Unauthorized", r#"{"error":{"message":"Incorrect API key provided"}}"#);
         let err = EmbedError::from(server_err(&OpenAi::new(&server.url, "m", Some(KEY.into()), SEC)));
         assert!(err.to_string().contains("Incorrect API key provided"), "{err}");
         assert!(err.hint().is_some_and(|h| h.contains("embedding.api_key_env")));

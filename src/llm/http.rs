@@ -129,6 +129,25 @@ pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> Ll
     LlmError::Http { url: url.to_string(), status, message: redact(&message, secret), hint: None }
 }
 
+/// `status_error` for an OpenAI-compatible server, with a hint for a bad key
+/// or model that names the settings of `section` (`llm` or `embedding`).
+pub fn openai_status_error(url: &str, resp: Response<Body>, api_key: Option<&str>, section: &str, model: &str) -> LlmError {
+    match status_error(url, resp, api_key) {
+        LlmError::Http { url, status, message, hint: None } => {
+            let hint = match status {
+                401 | 403 => Some(match api_key {
+                    Some(_) => format!("check the API key in the environment variable named by {section}.api_key_env"),
+                    None => format!("set the API key in the environment variable named by {section}.api_key_env"),
+                }),
+                404 => Some(format!("check {section}.model ({model}) and {section}.base_url")),
+                _ => None,
+            };
+            LlmError::Http { url, status, message, hint }
+        }
+        other => other,
+    }
+}
+
 /// Reads up to `limit` bytes of a body as text. Used for error bodies and
 /// small JSON answers; a failure mid-read keeps what arrived.
 pub fn read_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> {

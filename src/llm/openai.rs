@@ -87,20 +87,7 @@ impl OpenAi {
     }
 
     fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
-        match http::status_error(url, resp, self.secret()) {
-            LlmError::Http { url, status, message, hint: None } => {
-                let hint = match status {
-                    401 | 403 => Some(match self.api_key {
-                        Some(_) => "check the API key in the environment variable named by llm.api_key_env".into(),
-                        None => "set the API key in the environment variable named by llm.api_key_env".into(),
-                    }),
-                    404 => Some(format!("check llm.model ({}) and llm.base_url", self.model)),
-                    _ => None,
-                };
-                LlmError::Http { url, status, message, hint }
-            }
-            other => other,
-        }
+        http::openai_status_error(url, resp, self.secret(), "llm", &self.model)
     }
 
     /// A server that ignored `stream: true` sent one JSON completion.

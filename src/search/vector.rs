@@ -1,7 +1,9 @@
 //! Vector search: an exact scan over every stored vector. Vectors are unit
 //! length, so the dot product is the cosine. The inner loop keeps eight
 //! independent accumulators so the compiler can vectorise it; the top k are
-//! kept in a small heap rather than sorting every score.
+//! kept in a small heap rather than sorting every score. A large set is split
+//! across the cores: the scan is bound by memory bandwidth, which one core
+//! alone does not use up.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -43,24 +45,47 @@ impl Ord for Scored {
     }
 }
 
+/// Below this many vectors one thread scans them all: starting another
+/// costs more than it saves.
+const SPLIT_ROWS: usize = 20_000;
+
 /// The `k` chunks nearest `query`: (chunk id, cosine), best first.
 pub fn top_k(set: &VectorSet, query: &[f32], k: usize) -> Vec<(i64, f32)> {
     if set.dim == 0 || query.len() != set.dim || k == 0 {
         return Vec::new();
     }
+    let rows = set.ids.len();
+    let threads = if rows < SPLIT_ROWS { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) };
+    let share = rows.div_ceil(threads);
+    let mut best: Vec<Scored> = if threads == 1 {
+        scan(set, query, k, 0, rows)
+    } else {
+        std::thread::scope(|s| {
+            let parts: Vec<_> =
+                (0..threads).map(|t| s.spawn(move || scan(set, query, k, t * share, ((t + 1) * share).min(rows)))).collect();
+            // A scan cannot panic short of a bug; if one did, its panic is re-raised here.
+            parts.into_iter().flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    };
+    best.sort_by(|a, b| b.cmp(a));
+    best.truncate(k);
+    best.into_iter().map(|Scored(s, i)| (set.ids[i], s)).collect()
+}
+
+/// The best `k` of rows `from..to`, in no order.
+fn scan(set: &VectorSet, query: &[f32], k: usize, from: usize, to: usize) -> Vec<Scored> {
     let mut heap: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(k + 1);
-    for (i, row) in set.data.chunks_exact(set.dim).enumerate() {
+    let rows = set.data[from * set.dim..to * set.dim].chunks_exact(set.dim);
+    for (i, row) in rows.enumerate() {
         let s = dot(row, query);
         if heap.len() < k {
-            heap.push(Reverse(Scored(s, i)));
+            heap.push(Reverse(Scored(s, from + i)));
         } else if heap.peek().is_some_and(|Reverse(min)| s > min.0) {
             heap.pop();
-            heap.push(Reverse(Scored(s, i)));
+            heap.push(Reverse(Scored(s, from + i)));
         }
     }
-    let mut out: Vec<(i64, f32)> = heap.into_iter().map(|Reverse(Scored(s, i))| (set.ids[i], s)).collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
+    heap.into_iter().map(|Reverse(s)| s).collect()
 }
 
 #[cfg(test)]
@@ -84,5 +109,27 @@ mod tests {
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [11, 12]);
         assert!((got[0].1 - 1.0).abs() < 1e-6);
         assert!(top_k(&set, &[1.0], 2).is_empty(), "a query of the wrong dimension finds nothing");
+    }
+
+    #[test]
+    fn a_split_scan_finds_what_one_thread_finds() {
+        // Enough rows to be split across threads, with the best ones at both
+        // ends and in the middle so each part has to contribute.
+        let rows = SPLIT_ROWS * 2 + 7;
+        let dim = 3;
+        let mut data = Vec::with_capacity(rows * dim);
+        for i in 0..rows {
+            let a = (i as f32 * 0.001).sin();
+            data.extend([a * 0.5, (1.0 - a * a * 0.25).sqrt(), 0.0]);
+        }
+        for (row, x) in [(0, 0.99f32), (rows / 2, 0.98), (rows - 1, 0.97)] {
+            data[row * dim..(row + 1) * dim].copy_from_slice(&[x, 0.0, (1.0 - x * x).sqrt()]);
+        }
+        let set = VectorSet { dim, ids: (0..rows as i64).map(|i| i + 100).collect(), data };
+        let got = top_k(&set, &[1.0, 0.0, 0.0], 3);
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [100, 100 + rows as i64 / 2, 100 + rows as i64 - 1]);
+        let one = scan(&set, &[1.0, 0.0, 0.0], 3, 0, rows);
+        assert_eq!(one.len(), 3);
+        assert!(one.iter().all(|s| got.iter().any(|g| set.ids[s.1] == g.0)));
     }
 }
