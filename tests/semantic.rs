@@ -190,3 +190,43 @@ fn a_hybrid_ask_records_its_embedding_model_and_gates_on_meaning() {
     let saved = count(&env, "SELECT count(*) FROM answers WHERE embedding_model = 'all-MiniLM-L6-v2' AND mode = 'hybrid'");
     assert_eq!(saved, 2);
 }
+
+#[test]
+fn models_install_from_a_folder_fills_the_data_dir_and_status_says_so() {
+    let env = Env::new();
+    let before = env.json(&["models", "status"]);
+    assert_eq!(before["installed"], false, "{before}");
+    let from = model_dir();
+    env.ok(&["models", "install", "--from", from.to_str().unwrap()]);
+    let after = env.json(&["models", "status"]);
+    assert_eq!(after["installed"], true, "{after}");
+    let dir = PathBuf::from(after["dir"].as_str().unwrap());
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        assert_eq!(std::fs::metadata(dir.join(f)).unwrap().len(), std::fs::metadata(from.join(f)).unwrap().len(), "{f}");
+    }
+    // Nothing left behind from staging next to the model folder.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // With the model in the default place, search is hybrid with no config at all.
+    notes(&env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(env.json(&["search", "kettle"])["mode"], "hybrid");
+}
+
+#[test]
+fn models_install_refuses_readonly_and_a_folder_without_the_files() {
+    let env = Env::new();
+    let out = env.run(&["--readonly", "models", "install", "--from", model_dir().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--readonly"), "{}", stderr(&out));
+    let empty = env.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = env.run(&["models", "install", "--from", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("does not hold config.json"), "{}", stderr(&out));
+    assert_eq!(env.json(&["models", "status"])["installed"], false);
+}

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Ctx;
 use crate::embed::{self, install};
+use crate::error::UserError;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
@@ -54,6 +55,11 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
         }
         Command::Install { dir, from, force } => {
+            if ctx.readonly {
+                return Err(UserError::new("readonly", "`kebab models install` writes the model's files, and --readonly is set")
+                    .with_hint("drop --readonly (or unset KEBAB_READONLY)")
+                    .into());
+            }
             let dir = dir.unwrap_or(default_dir);
             if install::is_installed(&dir) && !force {
                 ctx.out.notice(format!("{} is already installed in {}", embed::local::MODEL_ID, dir.display()));
@@ -65,7 +71,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             };
             ctx.out.notice(format!("installing {} into {} …", embed::local::MODEL_ID, dir.display()));
             let work = tempfile_dir()?;
-            let result = install::install(&dir, &source, &work);
+            let result = install::install(&dir, &source, &work, true);
             let _ = std::fs::remove_dir_all(&work);
             result?;
             ctx.out.notice(format!("installed {} in {}", embed::local::MODEL_ID, dir.display()));

@@ -29,8 +29,9 @@ pub fn is_installed(dir: &Path) -> bool {
     local::FILES.iter().all(|f| dir.join(f).is_file())
 }
 
-/// Fills `dir` with the model files; `work` is a scratch folder.
-pub fn install(dir: &Path, source: &Source, work: &Path) -> Result<()> {
+/// Fills `dir` with the model files; `work` is a scratch folder. A complete
+/// model already in `dir` is replaced only with `replace` (`--force`).
+pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Result<()> {
     std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
     let files_dir = match source {
         Source::Path(p) if p.is_dir() => {
@@ -59,7 +60,10 @@ pub fn install(dir: &Path, source: &Source, work: &Path) -> Result<()> {
     }
     // Check the files load before they replace anything.
     local::Local::load(&staging).map_err(|e| anyhow::anyhow!("the downloaded model does not load: {e}"))?;
-    if dir.exists() {
+    // Without `replace`, a model another process finished meanwhile stays: it
+    // may be in use (tests install concurrently), and the rename below then
+    // fails harmlessly.
+    if dir.exists() && (replace || !is_installed(dir)) {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot replace {}", dir.display()))?;
     }
     if let Err(e) = std::fs::rename(&staging, dir) {
@@ -80,7 +84,7 @@ pub fn ensure(dir: &Path) -> Result<()> {
     }
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let work = std::env::temp_dir().join(format!("kebab-model-{}-{nanos}", std::process::id()));
-    let result = install(dir, &Source::Pip, &work);
+    let result = install(dir, &Source::Pip, &work, false);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
