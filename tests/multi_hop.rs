@@ -26,24 +26,11 @@ const KEEPER_Q: &str = "Who keeps the Gull Rock lighthouse?";
 const FERRY_Q: &str = "Where does the Heron ferry leave from?";
 const QUESTION: &str = "From which harbour does the ferry of the Gull Rock lighthouse keeper leave?";
 
-/// Notes written for these tests: the answer needs the keeper's note (which
-/// ferry) and the ferries note (where it leaves from).
+/// `fixtures/multihop/` (written for these tests): the answer needs the
+/// keeper's note (which ferry) and the ferries note (where it leaves from).
 fn kb() -> Kb {
     let dir = tempfile::tempdir().unwrap();
-    let notes = dir.path().join("notes");
-    std::fs::create_dir_all(&notes).unwrap();
-    std::fs::write(
-        notes.join("keeper.md"),
-        "# The lighthouse keeper\n\nMarta Vells keeps the Gull Rock lighthouse. Every Friday she takes the Heron ferry to buy supplies.\n",
-    )
-    .unwrap();
-    std::fs::write(
-        notes.join("ferries.md"),
-        "# Ferries\n\n## Heron\n\nThe Heron ferry leaves from Saltmarsh harbour at seven in the morning.\n\n\
-         ## Osprey\n\nThe Osprey ferry sails from Kelp Point twice a week.\n",
-    )
-    .unwrap();
-    std::fs::write(notes.join("bread.md"), "# Bread\n\nRye sourdough needs a long, cool proof overnight.\n").unwrap();
+    let notes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multihop");
     let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
     let cfg = Config::default();
     let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
