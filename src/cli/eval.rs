@@ -83,14 +83,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             if limit == Some(0) {
                 return Err(UserError::new("bad_input", "--limit must be at least 1").into());
             }
-            let cfg = ctx.config()?;
-            // Read-only: evaluation asks must not land in the user's answers.
-            let store = crate::store::Store::open(&ctx.paths.database, true)?;
-            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
-            let selected = crate::llm::auto::select(&cfg.llm);
-            if let Some(note) = &selected.note {
-                ctx.out.notice(note);
-            }
+            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
             let opts = answers::Options {
                 queries: &queries,
                 answers: &answers,
@@ -100,7 +93,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 per_question: ctx.out.json,
             };
             let counter = ctx.counter("questions asked");
-            let r = answers::run(&store, &engine, &cfg, selected.model.as_ref(), &opts, &mut |d, t| counter.set(d, t));
+            let r = answers::run(&store, &engine, &cfg, model.as_ref(), &opts, &mut |d, t| counter.set(d, t));
             counter.finish();
             let r = r?;
             if ctx.out.json {
@@ -111,16 +104,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Dialogues { file, split, mode } => {
-            let cfg = ctx.config()?;
-            // Read-only: the dialogues' turns must not land in the user's sessions.
-            let store = crate::store::Store::open(&ctx.paths.database, true)?;
-            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
-            let selected = crate::llm::auto::select(&cfg.llm);
-            if let Some(note) = &selected.note {
-                ctx.out.notice(note);
-            }
+            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
             let opts = dialogues::Options { file: &file, mode, split: split.as_deref(), per_turn: ctx.out.json };
-            let r = dialogues::run(&store, &engine, &cfg, selected.model.as_ref(), &opts)?;
+            let r = dialogues::run(&store, &engine, &cfg, model.as_ref(), &opts)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
                 return Ok(0);
@@ -217,6 +203,28 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// What an evaluation that asks questions runs with.
+struct Asking {
+    cfg: crate::config::Config,
+    store: crate::store::Store,
+    engine: crate::search::engine::Engine,
+    mode: Mode,
+    model: Box<dyn crate::llm::ChatModel>,
+}
+
+/// The config, the database opened read-only (evaluation asks and turns must
+/// not land in the user's answers and sessions), the engine and the model.
+fn asking(ctx: &Ctx, mode: Option<Mode>) -> Result<Asking> {
+    let cfg = ctx.config()?;
+    let store = crate::store::Store::open(&ctx.paths.database, true)?;
+    let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
+    let selected = crate::llm::auto::select(&cfg.llm);
+    if let Some(note) = &selected.note {
+        ctx.out.notice(note);
+    }
+    Ok(Asking { cfg, store, engine, mode, model: selected.model })
 }
 
 fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {

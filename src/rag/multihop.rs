@@ -24,6 +24,7 @@ use super::{AskOutcome, Built, Explain, Run, generate, ms, plan};
 use crate::config::RagConfig;
 use crate::error::UserError;
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message};
+use crate::render::shorten;
 use crate::search::SearchHit;
 
 /// Longest planning reply: a JSON list of a few questions fits easily, and a
@@ -196,7 +197,7 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
         return h.abort(HopKind::Decompose, call);
     }
     let Some(mut subs) = plan::parse_questions(&call.text) else {
-        let note = format!("unreadable reply: {:?}", plan::excerpt(&call.text));
+        let note = format!("unreadable reply: {:?}", shorten(&call.text, 80));
         h.record(HopKind::Decompose, Vec::new(), 0, call.ms, Some(note));
         return h.refuse("multi_hop_decompose_failed");
     };
@@ -233,7 +234,7 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
             let note = format!(
                 "unreadable reply, answering from the {} pooled chunks: {:?}",
                 h.pool.hits.len(),
-                plan::excerpt(&call.text)
+                shorten(&call.text, 80)
             );
             h.record(HopKind::Decide, Vec::new(), 0, call.ms, Some(note));
             break None;
@@ -412,24 +413,9 @@ pub fn describe(h: &HopRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{Citation, Retrieval};
 
     fn hit(chunk_id: i64) -> SearchHit {
-        SearchHit {
-            schema_version: "search_hit.v1",
-            rank: 9,
-            score: 1.0,
-            score_kind: "bm25",
-            chunk_id,
-            doc_id: 1,
-            doc_path: "n/a.md".into(),
-            heading_path: Vec::new(),
-            snippet: String::new(),
-            citation: Citation { kind: "line", path: "n/a.md".into(), start: 1, end: 2, section: None },
-            retrieval: Retrieval::default(),
-            indexed_at: String::new(),
-            external_id: String::new(),
-        }
+        SearchHit::stub(chunk_id, 1.0)
     }
 
     fn pool(cap: usize) -> Pool {

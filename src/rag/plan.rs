@@ -100,15 +100,6 @@ pub fn parse_questions(reply: &str) -> Option<Vec<String>> {
     None
 }
 
-/// The start of a reply, on one line, for notes about replies that could not be read.
-pub fn excerpt(reply: &str) -> String {
-    let line = reply.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(80) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

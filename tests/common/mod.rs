@@ -115,31 +115,39 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Reads one HTTP request (head and `Content-Length` body) off `conn`, so the
+/// client is not cut off mid-send; returns the request line.
+fn read_request(conn: &std::net::TcpStream) -> String {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(conn);
+    let mut first = String::new();
+    let _ = reader.read_line(&mut first);
+    let mut length = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+            break;
+        }
+        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length];
+    let _ = reader.read_exact(&mut body);
+    first
+}
+
 /// A one-connection-at-a-time fake Ollama server on 127.0.0.1:0 that answers
 /// `/api/tags` with `model` listed and `/api/chat` with `pieces` as NDJSON,
 /// waiting `delay` between pieces. It stops when the test's process ends.
 pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::time::Duration) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         for conn in listener.incoming().take(16) {
             let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut length = 0usize;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
+            let first = read_request(&conn);
             if first.contains("/api/tags") {
                 let json = format!("{{\"models\":[{{\"name\":\"{model}\"}}]}}");
                 let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
@@ -175,26 +183,14 @@ pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::t
 /// token usage; when the replies run out it answers 500. It stops when the
 /// test's process ends.
 pub fn fake_openai(replies: Vec<String>) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         let mut replies = replies.into_iter();
         for conn in listener.incoming().take(64) {
             let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
+            read_request(&conn);
             let (status, json) = match replies.next() {
                 Some(text) => (
                     "200 OK",
