@@ -332,8 +332,8 @@ impl StoredAnswer {
             extract::markers(&self.answer).iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packed.len()).collect();
         let (provider, model_id) = self.model.split_once('/').unwrap_or(("", &self.model));
         let verification = self.verification_json.as_deref().map(serde_json::from_str).transpose()?;
-        let hops = self.hops_json.as_deref().map(serde_json::from_str).transpose()
-            .with_context(|| format!("reading the multi-hop steps of answer {id}"))?;
+        // Like the explain record, unreadable steps only cost `:explain` its hops.
+        let hops = self.hops_json.as_deref().and_then(|h| serde_json::from_str(h).ok());
         Ok(Answer {
             schema_version: "answer.v1",
             citations: answer::citations(&valid, packed),
