@@ -110,6 +110,15 @@ pub struct RagConfig {
     /// How much of the previous answer (in characters) joins a follow-up's
     /// retrieval query; 0 turns expansion off.
     pub expansion_chars: usize,
+    /// Multi-hop asks (`--multi-hop`): most retrieval rounds (the
+    /// decomposition's, then one per decide step that asks for more).
+    pub multi_hop_max_depth: usize,
+    /// Most sub-questions taken from one decompose or decide reply.
+    pub multi_hop_max_sub_queries_per_iter: usize,
+    /// Most sub-questions searched in one multi-hop ask.
+    pub multi_hop_max_total_sub_queries: usize,
+    /// Most distinct chunks pooled for the synthesis.
+    pub multi_hop_max_pool_chunks: usize,
 }
 
 impl Default for RagConfig {
@@ -120,6 +129,10 @@ impl Default for RagConfig {
             score_gate: ScoreGate::default(),
             history_max_turns: 8,
             expansion_chars: 200,
+            multi_hop_max_depth: 3,
+            multi_hop_max_sub_queries_per_iter: 5,
+            multi_hop_max_total_sub_queries: 10,
+            multi_hop_max_pool_chunks: 24,
         }
     }
 }
@@ -274,6 +287,17 @@ impl Config {
         if self.rag.expansion_chars > 10_000 {
             return Err(bad("rag.expansion_chars", "must be at most 10000"));
         }
+        let limits = [
+            ("rag.multi_hop_max_depth", self.rag.multi_hop_max_depth, 10),
+            ("rag.multi_hop_max_sub_queries_per_iter", self.rag.multi_hop_max_sub_queries_per_iter, 20),
+            ("rag.multi_hop_max_total_sub_queries", self.rag.multi_hop_max_total_sub_queries, 100),
+            ("rag.multi_hop_max_pool_chunks", self.rag.multi_hop_max_pool_chunks, 200),
+        ];
+        for (key, value, max) in limits {
+            if !(1..=max).contains(&value) {
+                return Err(bad(key, &format!("must be between 1 and {max}")));
+            }
+        }
         if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
             return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
         }
@@ -389,6 +413,14 @@ history_max_turns = {hist}
 # In a conversation: how many characters of the previous answer join a follow-up
 # question's retrieval query (0 = search with the question alone).
 expansion_chars = {exp}
+# Multi-hop asks (`kebab ask --multi-hop`, `:multihop on`): the model splits the
+# question into sub-questions, each is searched, and the model may ask for more
+# rounds. Most rounds of retrieval, sub-questions taken from one reply,
+# sub-questions in all, and distinct chunks pooled for the final answer.
+multi_hop_max_depth = {mh_depth}
+multi_hop_max_sub_queries_per_iter = {mh_iter}
+multi_hop_max_total_sub_queries = {mh_total}
+multi_hop_max_pool_chunks = {mh_pool}
 
 [llm]
 # auto: the Ollama server below when it answers and has the model, else the
@@ -433,6 +465,10 @@ timeout_secs = {emb_timeout}
         gate_hyb = d.rag.score_gate.hybrid,
         hist = d.rag.history_max_turns,
         exp = d.rag.expansion_chars,
+        mh_depth = d.rag.multi_hop_max_depth,
+        mh_iter = d.rag.multi_hop_max_sub_queries_per_iter,
+        mh_total = d.rag.multi_hop_max_total_sub_queries,
+        mh_pool = d.rag.multi_hop_max_pool_chunks,
         provider = d.llm.provider,
         model = d.llm.model,
         base_url = d.llm.base_url,
@@ -488,6 +524,9 @@ mod tests {
         assert!(Config::parse("[workspace]\nmax_file_bytes = 0\n", Path::new("c")).is_err());
         assert!(Config::parse("[workspace]\nexclude = [\"a[\"]\n", Path::new("c")).is_err());
         assert!(Config::parse("[search]\nheading_weight = -1.0\n", Path::new("c")).is_err());
+        let err = Config::parse("[rag]\nmulti_hop_max_depth = 0\n", Path::new("c")).unwrap_err();
+        assert!(format!("{err:#}").contains("rag.multi_hop_max_depth"), "{err:#}");
+        assert!(Config::parse("[rag]\nmulti_hop_max_pool_chunks = 201\n", Path::new("c")).is_err());
     }
 
     #[test]

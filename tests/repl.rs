@@ -3,26 +3,9 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
-use common::{Env, research_env};
-
-/// Runs `kebab ARGS` with `input` on stdin, in `cwd`; returns (exit code, stdout, stderr).
-fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = env
-        .cmd(args)
-        .current_dir(env.path(""))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kebab");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::{repl, research_env};
 
 /// Replaces what differs between runs: latencies, stage timings, timestamps.
 fn normalise(text: &str) -> String {

@@ -1,6 +1,7 @@
 //! `kebab ask QUESTION`: an answer built only from the notes, streamed as it
 //! is written, then its numbered sources and a one-line footer — or a clean
 //! refusal. Ctrl-C stops the stream, keeps the partial answer and exits 130.
+//! `--multi-hop` runs the ask in rounds of sub-questions (`rag::multihop`).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -51,6 +52,10 @@ pub struct Args {
     /// Ask as the next turn of this conversation (created on first use)
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
+    /// Let the model split the question into sub-questions, search each, and
+    /// ask for more rounds before answering (needs a model server)
+    #[arg(long)]
+    multi_hop: bool,
 }
 
 #[derive(Serialize)]
@@ -72,6 +77,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2")).into());
         }
     }
+    let selected = auto::select(&cfg.llm);
+    if args.multi_hop {
+        // Before anything is written: no session is created for an ask that cannot run.
+        crate::rag::multihop::check_model(selected.model.as_ref())?;
+    }
     let store = ctx.store()?;
     if store.is_readonly() {
         ctx.out.notice("read-only: this answer is not saved");
@@ -86,7 +96,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         None => None,
     };
     let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
-    let selected = auto::select(&cfg.llm);
     if let Some(note) = &selected.note {
         ctx.out.notice(note);
     }
@@ -105,6 +114,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         seed: args.seed,
         stream: !args.no_stream,
         conversation: None,
+        multi_hop: args.multi_hop,
     };
     let stream = !ctx.out.json && !args.no_stream;
     let mut streamed = false;

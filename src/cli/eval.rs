@@ -1,4 +1,6 @@
-//! `kebab eval retrieval`: retrieval quality on a BEIR-style set.
+//! `kebab eval retrieval | answers | gate | dialogues`: retrieval quality on
+//! a BEIR-style set, answers scored against gold strings, the gate on a
+//! labelled set, and golden dialogues.
 
 use std::path::PathBuf;
 
@@ -7,7 +9,7 @@ use clap::Subcommand;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::eval::{dialogues, retrieval};
+use crate::eval::{answers, dialogues, retrieval};
 use crate::search::Mode;
 
 #[derive(Debug, Subcommand)]
@@ -29,6 +31,26 @@ pub enum Command {
         /// RRF constant for hybrid [default: search.rrf_k]
         #[arg(long, value_name = "K")]
         rrf_k: Option<f64>,
+    },
+    /// Ask every question of a set with gold answers and score the answers:
+    /// gold string found, grounded, refusals by reason, citation validity,
+    /// quote verification, latency, tokens. Saves nothing.
+    Answers {
+        /// queries.jsonl ({"_id","text"} per line)
+        #[arg(long, value_name = "Q")]
+        queries: PathBuf,
+        /// answers.jsonl ({"_id","answers":["gold", …]} per line)
+        #[arg(long, value_name = "A")]
+        answers: PathBuf,
+        /// Only the first N questions that have gold answers
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Ask multi-hop (needs a model server)
+        #[arg(long)]
+        multi_hop: bool,
+        /// Retrieval mode [default: search.default_mode]
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
     },
     /// Ask a labelled set (answerable / off_topic / near_miss) and report
     /// correct-source, false-refusal and false-answer rates
@@ -57,17 +79,34 @@ pub enum Command {
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
-        Command::Dialogues { file, split, mode } => {
-            let cfg = ctx.config()?;
-            // Read-only: the dialogues' turns must not land in the user's sessions.
-            let store = crate::store::Store::open(&ctx.paths.database, true)?;
-            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
-            let selected = crate::llm::auto::select(&cfg.llm);
-            if let Some(note) = &selected.note {
-                ctx.out.notice(note);
+        Command::Answers { queries, answers, limit, multi_hop, mode } => {
+            if limit == Some(0) {
+                return Err(UserError::new("bad_input", "--limit must be at least 1").into());
             }
+            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
+            let opts = answers::Options {
+                queries: &queries,
+                answers: &answers,
+                limit,
+                mode,
+                multi_hop,
+                per_question: ctx.out.json,
+            };
+            let counter = ctx.counter("questions asked");
+            let r = answers::run(&store, &engine, &cfg, model.as_ref(), &opts, &mut |d, t| counter.set(d, t));
+            counter.finish();
+            let r = r?;
+            if ctx.out.json {
+                ctx.out.json(&r)?;
+            } else {
+                print_answers(ctx, &r)?;
+            }
+            Ok(0)
+        }
+        Command::Dialogues { file, split, mode } => {
+            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
             let opts = dialogues::Options { file: &file, mode, split: split.as_deref(), per_turn: ctx.out.json };
-            let r = dialogues::run(&store, &engine, &cfg, selected.model.as_ref(), &opts)?;
+            let r = dialogues::run(&store, &engine, &cfg, model.as_ref(), &opts)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
                 return Ok(0);
@@ -164,4 +203,57 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// What an evaluation that asks questions runs with.
+struct Asking {
+    cfg: crate::config::Config,
+    store: crate::store::Store,
+    engine: crate::search::engine::Engine,
+    mode: Mode,
+    model: Box<dyn crate::llm::ChatModel>,
+}
+
+/// The config, the database opened read-only (evaluation asks and turns must
+/// not land in the user's answers and sessions), the engine and the model.
+fn asking(ctx: &Ctx, mode: Option<Mode>) -> Result<Asking> {
+    let cfg = ctx.config()?;
+    let store = crate::store::Store::open(&ctx.paths.database, true)?;
+    let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
+    let selected = crate::llm::auto::select(&cfg.llm);
+    if let Some(note) = &selected.note {
+        ctx.out.notice(note);
+    }
+    Ok(Asking { cfg, store, engine, mode, model: selected.model })
+}
+
+fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let line = |label: &str, value: String| ctx.out.line(format!("{label:<20}  {value}"));
+    ctx.out.line(format!(
+        "{} · {} · {} · {} questions ({:.1} s)",
+        r.model,
+        r.mode.as_str(),
+        if r.multi_hop { "multi-hop" } else { "single-pass" },
+        r.questions,
+        r.elapsed_ms as f64 / 1000.0
+    ))?;
+    let when_grounded = r.contains_gold_when_grounded.map_or(String::new(), |g| format!(" (of grounded answers: {})", pct(g)));
+    line("answer has gold", format!("{}{when_grounded}", pct(r.contains_gold)))?;
+    line("grounded", pct(r.grounded))?;
+    let reasons: Vec<String> = r.refusals.iter().map(|(k, v)| format!("{k} {}", pct(*v))).collect();
+    let reasons = if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) };
+    line("refused", format!("{}{reasons}", pct(r.refused)))?;
+    line("citations valid", r.citation_validity.map_or("– (no answer cited)".into(), pct))?;
+    line("quotes verified", r.quote_verification.map_or("– (no quotes)".into(), |q| format!("{} of {}", pct(q), r.quotes_checked)))?;
+    line("latency ms", format!("p50 {} · p95 {}", r.latency_ms_p50, r.latency_ms_p95))?;
+    let estimated = if r.usage_estimated > 0 { format!(" ({} asks estimated)", r.usage_estimated) } else { String::new() };
+    line("tokens", format!("prompt {} · completion {}{estimated}", r.prompt_tokens, r.completion_tokens))?;
+    if r.model_errors > 0 {
+        line("model errors", format!("{} asks cut short (see --json rows)", r.model_errors))?;
+    }
+    if r.without_gold > 0 {
+        ctx.out.notice(format!("{} queries have no gold answer and were not asked", r.without_gold));
+    }
+    Ok(())
 }

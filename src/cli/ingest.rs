@@ -135,26 +135,9 @@ fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Sto
         ctx.out.notice(n);
     }
     let Some(model) = model else { return Ok(None) };
-    let bar = ctx.out.progress_on_terminal().then(|| {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:20} {pos}/{len} chunks embedded {per_sec}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let plain = std::env::var("KEBAB_PROGRESS").is_ok_and(|v| v == "plain") && !ctx.out.quiet;
-    let summary = ingest::embed::embed_missing(store, model.as_ref(), force, &mut |done, total| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        } else if plain {
-            eprintln!("embedded {done}/{total} chunks");
-        }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let counter = ctx.counter("chunks embedded");
+    let summary = ingest::embed::embed_missing(store, model.as_ref(), force, &mut |done, total| counter.set(done, total));
+    counter.finish();
     Ok(Some(summary?))
 }
 

@@ -120,9 +120,48 @@ impl Ctx {
         Ok((engine, mode))
     }
 
+    /// Progress of a counted run (`what`: "chunks embedded").
+    pub fn counter(&self, what: &'static str) -> Counter {
+        let bar = self.out.progress_on_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(&format!("{{bar:20}} {{pos}}/{{len}} {what} {{per_sec}}"))
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        let plain = std::env::var("KEBAB_PROGRESS").is_ok_and(|v| v == "plain") && !self.out.quiet;
+        Counter { bar, plain, what }
+    }
+
     /// The folder relative `workspace.roots` are resolved against.
     pub fn config_dir(&self) -> PathBuf {
         self.paths.config_file.parent().map(PathBuf::from).unwrap_or_default()
+    }
+}
+
+/// Progress of a counted run: a bar on a terminal, a line per step with
+/// `KEBAB_PROGRESS=plain`, nothing otherwise.
+pub struct Counter {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    what: &'static str,
+}
+
+impl Counter {
+    pub fn set(&self, done: usize, total: usize) {
+        if let Some(b) = &self.bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        } else if self.plain {
+            eprintln!("{done}/{total} {}", self.what);
+        }
+    }
+
+    pub fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Evaluation: measuring kebab on labelled data. `beir` reads BEIR-style
-//! files, `metrics` scores rankings, `retrieval` runs the queries.
+//! files, `metrics` scores rankings, `retrieval` runs the queries, `answers`
+//! scores whole answers against gold strings.
 
+pub mod answers;
 pub mod beir;
 pub mod dialogues;
 pub mod labelled;

@@ -35,6 +35,10 @@ impl ChatModel for Extractive {
         "extractive"
     }
 
+    fn follows_instructions(&self) -> bool {
+        false
+    }
+
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {
         let started = Instant::now();
         let Some(g) = &req.grounding else {

@@ -146,4 +146,10 @@ pub trait ChatModel {
     /// `ollama`, `openai`, `extractive`, `scripted`.
     fn provider(&self) -> &'static str;
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError>;
+    /// Whether the model follows written instructions beyond answering from
+    /// evidence — a multi-hop ask needs it to reply with a JSON list of
+    /// sub-questions. The built-in extractive model only quotes evidence.
+    fn follows_instructions(&self) -> bool {
+        true
+    }
 }

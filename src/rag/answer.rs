@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::multihop::HopRecord;
 use super::pack::Packed;
 use super::verify::Verification;
 use crate::search::Citation;
@@ -80,6 +81,9 @@ pub struct Answer {
     pub conversation_id: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_index: Option<i64>,
+    /// The steps of a multi-hop ask, in order; absent for a single-pass ask.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<Vec<HopRecord>>,
 }
 
 impl Answer {

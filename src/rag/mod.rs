@@ -1,7 +1,9 @@
 //! The ask pipeline: `retrieve → gate → pack → render → generate → extract →
 //! validate → verify → build → persist`, one module per stage. `ask` runs
 //! them in order and always returns an `Answer` that was saved — refusals
-//! and aborted streams included.
+//! and aborted streams included. A multi-hop ask (`multihop`, prompts in
+//! `plan`) replaces the single retrieve and gate with rounds of
+//! sub-questions, then runs the same stages from pack on.
 
 pub mod answer;
 pub mod expand;
@@ -10,8 +12,10 @@ pub mod extract;
 pub mod gate;
 pub mod generate;
 pub mod history;
+pub mod multihop;
 pub mod pack;
 pub mod persist;
+pub mod plan;
 pub mod render;
 pub mod retrieve;
 pub mod validate;
@@ -47,6 +51,9 @@ pub struct AskOptions {
     pub stream: bool,
     /// The conversation this ask is the next turn of; `None` for a single-shot ask.
     pub conversation: Option<TurnOf>,
+    /// Decompose the question into sub-questions and retrieve for each
+    /// (`multihop`) instead of one retrieval.
+    pub multi_hop: bool,
 }
 
 impl AskOptions {
@@ -61,6 +68,7 @@ impl AskOptions {
             seed: None,
             stream: true,
             conversation: None,
+            multi_hop: false,
         }
     }
 }
@@ -119,182 +127,249 @@ pub fn ask(
     sink: &mut dyn FnMut(&str) -> bool,
     cancel: &AtomicBool,
 ) -> Result<AskOutcome> {
-    let started = Instant::now();
-    let template = match opts.template {
-        Some(t) => t,
-        None => Template::parse(&cfg.rag.prompt_template_version)?,
-    };
-    let korean = render::is_korean(&opts.question);
-    let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
-    let chunks = store.chunk_count()?;
-    // A question the embedder cannot read (Korean, for the English-only
-    // built-in model) is answered from lexical search, and recorded so.
-    let mode = engine.mode_for(&opts.question, opts.mode);
-    let gate = gate::Gate { store, engine, mode, chunks, thresholds: &cfg.rag.score_gate, korean };
-    let threshold = gate.threshold();
+    if opts.multi_hop {
+        multihop::check_model(model)?;
+    }
+    let run = Run::new(store, engine, cfg, model, opts)?;
+    if opts.multi_hop {
+        return multihop::ask(&run, sink, cancel);
+    }
     let mut explain = Explain::default();
-    let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
-    let retrieval_query = expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars);
-    let b = Builder {
-        question: &opts.question,
-        retrieval_query: retrieval_query.clone(),
-        conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
-        mode,
-        template,
-        k,
-        threshold,
-        korean,
-        model: ModelInfo { id: model.id().to_string(), provider: model.provider().to_string() },
-        embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
-        started,
-    };
-
-    if chunks == 0 {
-        let a = b.refusal("no_index", None, 0, Vec::new());
-        return finish(store, &b, a, explain, None, &[]);
+    if run.chunks == 0 {
+        return run.finish(run.refused("no_index", None, Vec::new(), explain));
     }
 
     // Retrieve.
     let t = Instant::now();
-    let hits = retrieve::retrieve(store, engine, mode, &opts.question, &retrieval_query, k)?;
+    let hits = retrieve::retrieve(store, engine, run.b.mode, &opts.question, &run.b.retrieval_query, run.b.k)?;
     explain.timings.retrieve = ms(t);
     if hits.is_empty() {
-        let a = b.refusal("no_chunks", None, 0, Vec::new());
-        return finish(store, &b, a, explain, None, &[]);
+        return run.finish(run.refused("no_chunks", None, hits, explain));
     }
 
     // Gate.
     let t = Instant::now();
-    let previous = prior.last().map(|p| p.question.as_str());
-    let report = gate.turn(&opts.question, previous, &hits)?;
+    let previous = run.prior.last().map(|p| p.question.as_str());
+    let report = run.gate.turn(&opts.question, previous, &hits)?;
     explain.timings.gate = ms(t);
     let top_score = Some(report.top_score);
     let passed = report.passed;
     explain.gate = Some(report);
     if !passed {
-        let candidates = hits
-            .iter()
-            .take(3)
-            .map(|h| Candidate {
-                path: h.citation.path.clone(),
-                start: h.citation.start,
-                end: h.citation.end,
-                section: h.citation.section.clone(),
-                score: h.score,
-            })
-            .collect();
-        let a = b.refusal("score_gate", top_score, hits.len(), candidates);
-        explain.hits = hits;
-        return finish(store, &b, a, explain, None, &[]);
+        return run.finish(run.refused("score_gate", top_score, hits, explain));
     }
-
-    // Pack.
-    let t = Instant::now();
-    let system = render::system_prompt(template, korean, !prior.is_empty());
-    let fixed = estimate_tokens(&system) + estimate_tokens(&opts.question) + COMPLETION_RESERVE + 64;
-    let room = cfg.llm.context_tokens.saturating_sub(fixed);
-    let budget = cfg.rag.max_context_tokens.min(room).max(100);
-    let packing = pack::pack(store, &hits, budget)?;
-    // Earlier turns get what the evidence left of the model's context.
-    let history = history::select(
-        prior,
-        cfg.rag.history_max_turns,
-        cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
-    );
-    explain.history_kept = history.turns.len();
-    explain.history_dropped = history.dropped;
-    explain.timings.pack = ms(t);
-    if packing.entries.is_empty() {
-        let a = b.refusal("no_chunks", top_score, hits.len(), Vec::new());
-        explain.hits = hits;
-        explain.packing = packing;
-        return finish(store, &b, a, explain, None, &[]);
-    }
-
-    // Render and generate.
-    let req = ChatRequest {
-        messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
-        temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
-        seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
-        max_tokens: None,
-        stream: opts.stream,
-        grounding: Some(Grounding {
-            question: grounding_question(&opts.question, &retrieval_query),
-            context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
-            evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
-            korean,
-        }),
-    };
-    explain.timings.before_model = ms(started);
-    let t = Instant::now();
-    let g = generate::generate(model, &req, sink, cancel);
-    explain.timings.generate = ms(t);
-    explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
-
-    // Extract, validate, verify.
-    let markers = extract::markers(&g.text);
-    let verdict = validate::validate(&g.text, &markers, packing.entries.len());
-    let verification = (template == Template::V2).then(|| {
-        verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
-    });
-    let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
-    let valid: Vec<usize> =
-        markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
-
-    // Build.
-    let usage_info = usage(&g, &req);
-    let a = Answer {
-        schema_version: "answer.v1",
-        answer: g.text,
-        citations: answer::citations(&valid, &packing.entries),
-        grounded: refusal.is_none(),
-        refusal_reason: refusal,
-        model: b.model.clone(),
-        embedding: b.embedding.clone(),
-        prompt_template_version: template.as_str().to_string(),
-        retrieval: b.retrieval(top_score, hits.len(), packing.entries.len()),
-        usage: usage_info,
-        created_at: now_rfc3339(),
-        candidates: Vec::new(),
-        verification,
-        conversation_id: None,
-        turn_index: None,
-    };
-    explain.hits = hits;
-    let packed = packing.entries.clone();
-    explain.packing = packing;
-    finish(store, &b, a, explain, g.error, &packed)
+    let built = run.build(hits, top_score, explain, sink, cancel)?;
+    run.finish(built)
 }
 
-/// Times, then persists the answer — with its turn, in one transaction, when
-/// the ask is part of a conversation.
-fn finish(
-    store: &Store,
-    b: &Builder,
-    mut a: Answer,
-    mut explain: Explain,
+/// An answer built but not yet saved, with what explains it.
+struct Built {
+    answer: Answer,
+    explain: Explain,
+    /// The model failed; the answer holds any partial text.
     error: Option<LlmError>,
-    packed: &[pack::Packed],
-) -> Result<AskOutcome> {
-    explain.timings.total = ms(b.started);
-    a.usage.latency_ms = b.started.elapsed().as_millis() as u64;
-    if a.refused_before_model() {
-        // Refused before any model call: all of it was "before the model".
-        explain.timings.before_model = explain.timings.total;
+    packed: Vec<pack::Packed>,
+    /// How long the answering model call took, in milliseconds.
+    generate_ms: f64,
+}
+
+/// One ask in progress: what every stage reads.
+struct Run<'a> {
+    store: &'a Store,
+    engine: &'a Engine,
+    cfg: &'a Config,
+    model: &'a dyn ChatModel,
+    opts: &'a AskOptions,
+    /// Earlier turns of the conversation, oldest first.
+    prior: &'a [PriorTurn],
+    gate: gate::Gate<'a>,
+    /// Chunks in the index.
+    chunks: i64,
+    b: Builder<'a>,
+}
+
+impl<'a> Run<'a> {
+    fn new(store: &'a Store, engine: &'a Engine, cfg: &'a Config, model: &'a dyn ChatModel, opts: &'a AskOptions) -> Result<Run<'a>> {
+        let started = Instant::now();
+        let template = match opts.template {
+            Some(t) => t,
+            None => Template::parse(&cfg.rag.prompt_template_version)?,
+        };
+        let korean = render::is_korean(&opts.question);
+        let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
+        let chunks = store.chunk_count()?;
+        // A question the embedder cannot read (Korean, for the English-only
+        // built-in model) is answered from lexical search, and recorded so.
+        let mode = engine.mode_for(&opts.question, opts.mode);
+        let gate = gate::Gate { store, engine, mode, chunks, thresholds: &cfg.rag.score_gate, korean };
+        let threshold = gate.threshold();
+        let prior: &[PriorTurn] = opts.conversation.as_ref().map_or(&[], |c| &c.history);
+        let b = Builder {
+            question: &opts.question,
+            retrieval_query: expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars),
+            conversation_id: opts.conversation.as_ref().map(|c| c.conversation_id),
+            mode,
+            template,
+            k,
+            threshold,
+            korean,
+            model: ModelInfo { id: model.id().to_string(), provider: model.provider().to_string() },
+            embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
+            started,
+        };
+        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, b })
     }
-    let answer_id = if store.is_readonly() {
-        None
-    } else {
-        let record = serde_json::to_string(&explain.record())?;
-        let saved = persist::persist(store, &a, b.question, packed, &record, None, b.conversation_id)?;
-        if b.conversation_id.is_some() {
-            a.conversation_id = b.conversation_id;
-            a.turn_index = saved.turn_index;
+
+    /// The model's context taken before any evidence or history: `system`,
+    /// the question and the room for the reply.
+    fn fixed_tokens(&self, system: &str) -> usize {
+        estimate_tokens(system) + estimate_tokens(&self.opts.question) + COMPLETION_RESERVE + 64
+    }
+
+    /// The evidence budget: `rag.max_context_tokens`, capped by what the
+    /// model's context leaves.
+    fn evidence_budget(&self, system: &str) -> usize {
+        let room = self.cfg.llm.context_tokens.saturating_sub(self.fixed_tokens(system));
+        self.cfg.rag.max_context_tokens.min(room).max(100)
+    }
+
+    /// A refusal decided before the answer was generated; a `score_gate`
+    /// refusal lists the closest passages.
+    fn refused(&self, reason: &'static str, top_score: Option<f64>, hits: Vec<SearchHit>, mut explain: Explain) -> Built {
+        let candidates = if reason == "score_gate" {
+            hits.iter()
+                .take(3)
+                .map(|h| Candidate {
+                    path: h.citation.path.clone(),
+                    start: h.citation.start,
+                    end: h.citation.end,
+                    section: h.citation.section.clone(),
+                    score: h.score,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let answer = self.b.refusal(reason, top_score, hits.len(), candidates);
+        explain.hits = hits;
+        Built { answer, explain, error: None, packed: Vec::new(), generate_ms: 0.0 }
+    }
+
+    /// Pack → render → generate → extract → validate → verify → build, over
+    /// `hits` (already retrieved and past the gate).
+    fn build(
+        &self,
+        hits: Vec<SearchHit>,
+        top_score: Option<f64>,
+        mut explain: Explain,
+        sink: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<Built> {
+        let (opts, cfg, template, korean) = (self.opts, self.cfg, self.b.template, self.b.korean);
+        let retrieval_query = &self.b.retrieval_query;
+
+        // Pack.
+        let t = Instant::now();
+        let system = render::system_prompt(template, korean, !self.prior.is_empty());
+        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
+        // Earlier turns get what the evidence left of the model's context.
+        let fixed = self.fixed_tokens(&system);
+        let history = history::select(
+            self.prior,
+            cfg.rag.history_max_turns,
+            cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
+        );
+        explain.history_kept = history.turns.len();
+        explain.history_dropped = history.dropped;
+        explain.timings.pack += ms(t);
+        if packing.entries.is_empty() {
+            explain.packing = packing;
+            return Ok(self.refused("no_chunks", top_score, hits, explain));
         }
-        Some(saved.answer_id)
-    };
-    a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
-    Ok(AskOutcome { answer: a, explain, error, answer_id })
+
+        // Render and generate.
+        let req = ChatRequest {
+            messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
+            temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
+            seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
+            max_tokens: None,
+            stream: opts.stream,
+            grounding: Some(Grounding {
+                question: grounding_question(&opts.question, retrieval_query),
+                context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
+                evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
+                korean,
+            }),
+        };
+        explain.timings.before_model = ms(self.b.started);
+        let t = Instant::now();
+        let g = generate::generate(self.model, &req, sink, cancel);
+        explain.timings.generate = ms(t);
+        explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
+
+        // Extract, validate, verify.
+        let markers = extract::markers(&g.text);
+        let verdict = validate::validate(&g.text, &markers, packing.entries.len());
+        let verification = (template == Template::V2).then(|| {
+            verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
+        });
+        let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
+        let valid: Vec<usize> =
+            markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
+
+        // Build.
+        let usage_info = usage(&g, &req);
+        let answer = Answer {
+            schema_version: "answer.v1",
+            answer: g.text,
+            citations: answer::citations(&valid, &packing.entries),
+            grounded: refusal.is_none(),
+            refusal_reason: refusal,
+            model: self.b.model.clone(),
+            embedding: self.b.embedding.clone(),
+            prompt_template_version: template.as_str().to_string(),
+            retrieval: self.b.retrieval(top_score, hits.len(), packing.entries.len()),
+            usage: usage_info,
+            created_at: now_rfc3339(),
+            candidates: Vec::new(),
+            verification,
+            conversation_id: None,
+            turn_index: None,
+            hops: None,
+        };
+        explain.hits = hits;
+        let packed = packing.entries.clone();
+        explain.packing = packing;
+        let generate_ms = explain.timings.generate;
+        Ok(Built { answer, explain, error: g.error, packed, generate_ms })
+    }
+
+    /// Times, then persists the answer — with its turn, in one transaction,
+    /// when the ask is part of a conversation.
+    fn finish(&self, built: Built) -> Result<AskOutcome> {
+        let Built { answer: mut a, mut explain, error, packed, .. } = built;
+        let b = &self.b;
+        explain.timings.total = ms(b.started);
+        a.usage.latency_ms = b.started.elapsed().as_millis() as u64;
+        if a.refused_before_model() {
+            // Refused before any model call: all of it was "before the model".
+            explain.timings.before_model = explain.timings.total;
+        }
+        let answer_id = if self.store.is_readonly() {
+            None
+        } else {
+            let record = serde_json::to_string(&explain.record())?;
+            let hops = a.hops.as_ref().map(serde_json::to_string).transpose()?;
+            let saved = persist::persist(self.store, &a, b.question, &packed, &record, hops.as_deref(), b.conversation_id)?;
+            if b.conversation_id.is_some() {
+                a.conversation_id = b.conversation_id;
+                a.turn_index = saved.turn_index;
+            }
+            Some(saved.answer_id)
+        };
+        a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
+        Ok(AskOutcome { answer: a, explain, error, answer_id })
+    }
 }
 
 /// The provider's token counts, or — when it reported none, as some
@@ -358,6 +433,10 @@ impl Builder<'_> {
             ("no_index", true) => "아직 색인된 노트가 없어 답할 근거가 없습니다. 먼저 `kebab ingest PATH`를 실행하세요.",
             ("score_gate", false) => "Your notes do not seem to answer this: the closest passages match too little of the question.",
             ("score_gate", true) => "노트에서 이 질문의 답을 찾지 못했습니다. 가장 가까운 구절도 질문과 거의 맞지 않습니다.",
+            ("multi_hop_decompose_failed", false) => "The model did not split this question into sub-questions kebab could read, so nothing was looked up. Ask again without multi-hop, or rephrase the question.",
+            ("multi_hop_decompose_failed", true) => "모델이 이 질문을 읽을 수 있는 하위 질문으로 나누지 못해 아무것도 찾지 않았습니다. 멀티홉 없이 다시 묻거나 질문을 바꿔 보세요.",
+            ("llm_stream_aborted", false) => "The model stopped before the answer was written.",
+            ("llm_stream_aborted", true) => "답이 쓰이기 전에 모델이 멈췄습니다.",
             (_, false) => "Nothing in your notes matches this question.",
             (_, true) => "노트에서 이 질문과 맞는 내용을 찾지 못했습니다.",
         };
@@ -378,6 +457,7 @@ impl Builder<'_> {
             verification: None,
             conversation_id: None,
             turn_index: None,
+            hops: None,
         }
     }
 }

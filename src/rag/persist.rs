@@ -98,11 +98,7 @@ fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
 
 /// A conversation's title: its first question, shortened to one line.
 fn title_of(question: &str) -> String {
-    let line = question.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(80) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line,
-    }
+    crate::render::shorten(question, 80)
 }
 
 #[cfg(test)]

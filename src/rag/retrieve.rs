@@ -63,24 +63,9 @@ fn fuse(bare: Vec<SearchHit>, expanded: Vec<SearchHit>, k: usize) -> Vec<SearchH
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{Citation, Retrieval};
 
     fn hit(chunk_id: i64, score: f64) -> SearchHit {
-        SearchHit {
-            schema_version: "search_hit.v1",
-            rank: 0,
-            score,
-            score_kind: "bm25",
-            chunk_id,
-            doc_id: 1,
-            doc_path: "n/a.md".into(),
-            heading_path: Vec::new(),
-            snippet: String::new(),
-            citation: Citation { kind: "line", path: "n/a.md".into(), start: 1, end: 2, section: None },
-            retrieval: Retrieval::default(),
-            indexed_at: String::new(),
-            external_id: String::new(),
-        }
+        SearchHit::stub(chunk_id, score)
     }
 
     #[test]

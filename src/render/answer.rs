@@ -79,6 +79,9 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         }
         None => out.line("gate: not reached")?,
     }
+    for h in a.hops.iter().flatten() {
+        out.line(one_line(&crate::rag::multihop::describe(h)))?;
+    }
     for h in &e.hits {
         out.line(format!(
             "hit {:>2} {} {}:{}-{} bm25 {:.2}",

@@ -10,6 +10,8 @@ pub enum Complete {
     /// `:session` subcommands and session names.
     Sessions,
     Modes,
+    /// `on` and `off`.
+    OnOff,
 }
 
 pub struct Spec {
@@ -31,6 +33,8 @@ pub enum Parsed {
     History,
     Mode(Mode),
     K(usize),
+    /// `:multihop on|off`; `None` asks for the current setting.
+    MultiHop(Option<bool>),
     Quit,
 }
 
@@ -108,6 +112,18 @@ pub const TABLE: &[Spec] = &[
                 .map(Parsed::K)
                 .ok_or_else(|| format!("{n:?} is not a number from 1 to {MAX_K}")),
             _ => Err(format!("use :k N with N from 1 to {MAX_K}")),
+        },
+    },
+    Spec {
+        name: "multihop",
+        usage: ":multihop [on|off]",
+        help: "multi-hop asking for the next questions: sub-questions, several searches, then the answer",
+        complete: Complete::OnOff,
+        check: |a| match a {
+            [] => Ok(Parsed::MultiHop(None)),
+            ["on"] => Ok(Parsed::MultiHop(Some(true))),
+            ["off"] => Ok(Parsed::MultiHop(Some(false))),
+            _ => Err("use :multihop on or :multihop off".into()),
         },
     },
     Spec { name: "quit", usage: ":quit", help: "leave (Ctrl-D does too)", complete: Complete::Nothing, check: |a| none(a, Parsed::Quit) },
@@ -210,6 +226,7 @@ pub fn complete(before_cursor: &str, sessions: &[String]) -> (usize, Vec<String>
     let finished_words = if args.ends_with(' ') || args.is_empty() { previous.len() } else { previous.len() - 1 };
     let candidates: Vec<String> = match (spec.complete, finished_words) {
         (Complete::Modes, 0) => mode_names(),
+        (Complete::OnOff, 0) => vec!["on".to_string(), "off".to_string()],
         (Complete::Sessions, 0) => SESSION_WORDS.iter().map(|s| s.to_string()).chain(sessions.iter().cloned()).collect(),
         (Complete::Sessions, 1) if previous.first() == Some(&"rm") => sessions.to_vec(),
         _ => Vec::new(),
@@ -234,11 +251,14 @@ mod tests {
         assert_eq!(parse(":session new"), Ok(Parsed::Session(SessionCmd::New(None))));
         assert_eq!(parse(":session export out.md"), Ok(Parsed::Session(SessionCmd::Export(Some("out.md".into())))));
         assert_eq!(parse(":quit"), Ok(Parsed::Quit));
+        assert_eq!(parse(":multihop on"), Ok(Parsed::MultiHop(Some(true))));
+        assert_eq!(parse(":multihop off"), Ok(Parsed::MultiHop(Some(false))));
+        assert_eq!(parse(":multihop"), Ok(Parsed::MultiHop(None)));
     }
 
     #[test]
     fn bad_arguments_name_the_usage() {
-        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c"] {
+        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c", ":multihop yes"] {
             let e = parse(bad).unwrap_err();
             assert!(e.contains("usage: :"), "{bad}: {e}");
         }
@@ -259,6 +279,8 @@ mod tests {
         assert_eq!(complete(":session w", &sessions), (9, vec!["work".to_string()]));
         assert_eq!(complete(":session rm t", &sessions), (12, vec!["thesis".to_string()]));
         assert_eq!(complete(":mode l", &[]), (6, vec!["lexical".to_string()]));
+        assert_eq!(complete(":multihop o", &[]), (10, vec!["on".to_string(), "off".to_string()]));
+        assert_eq!(complete(":mu", &[]), (0, vec![":multihop".to_string()]));
         assert!(complete("what is", &sessions).1.is_empty());
     }
 }

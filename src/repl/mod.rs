@@ -45,6 +45,8 @@ pub struct Repl {
     conversation: Option<Conversation>,
     mode: Mode,
     k: Option<usize>,
+    /// Ask the next questions multi-hop (`:multihop on`).
+    multi_hop: bool,
     cancel: Arc<AtomicBool>,
 }
 
@@ -76,7 +78,7 @@ impl Repl {
             // Only fails if a handler is already set, which this process never does twice.
             let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
         }
-        Ok(Repl { out, store, cfg, model, engine, name, conversation, mode, k: None, cancel })
+        Ok(Repl { out, store, cfg, model, engine, name, conversation, mode, k: None, multi_hop: false, cancel })
     }
 
     fn prompt(&self) -> String {
@@ -136,9 +138,11 @@ impl Repl {
         if self.conversation.is_none() && !readonly {
             self.conversation = Some(session::open_or_create(&self.store, &self.name)?);
         }
-        let opts = AskOptions { mode: self.mode, k: self.k, ..AskOptions::new(question) };
+        let opts = AskOptions { mode: self.mode, k: self.k, multi_hop: self.multi_hop, ..AskOptions::new(question) };
         self.cancel.store(false, Ordering::SeqCst);
+        let mut streamed = false;
         let mut sink = |piece: &str| -> bool {
+            streamed = true;
             let mut out = std::io::stdout().lock();
             write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
         };
@@ -147,9 +151,10 @@ impl Repl {
             None => crate::rag::ask(&self.store, &self.engine, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
         };
         let a = &outcome.answer;
-        if !a.refused_before_model() {
+        if streamed {
             self.out.line("")?;
         } else {
+            // Refused before anything was written (the gate, a failed decomposition).
             self.out.line(printable(&a.answer))?;
         }
         if let Some(err) = &outcome.error {
@@ -196,6 +201,15 @@ impl Repl {
                 self.out.line(format!("k {k}{note}"))?;
             }
             Parsed::Session(s) => self.session(s)?,
+            Parsed::MultiHop(None) => self.out.line(format!("multihop {}", if self.multi_hop { "on" } else { "off" }))?,
+            Parsed::MultiHop(Some(on)) => {
+                if on {
+                    crate::rag::multihop::check_model(self.model.as_ref())?;
+                }
+                self.multi_hop = on;
+                let what = if on { "on: the next questions are split into sub-questions, searched in rounds, then answered" } else { "off" };
+                self.out.line(format!("multihop {what}"))?;
+            }
         }
         Ok(Flow::Continue)
     }

@@ -84,6 +84,28 @@ pub struct SearchHit {
     pub external_id: String,
 }
 
+#[cfg(test)]
+impl SearchHit {
+    /// A hit for unit tests of what is done with hits (fusion, pooling).
+    pub(crate) fn stub(chunk_id: i64, score: f64) -> SearchHit {
+        SearchHit {
+            schema_version: "search_hit.v1",
+            rank: 0,
+            score,
+            score_kind: "bm25",
+            chunk_id,
+            doc_id: 1,
+            doc_path: "n/a.md".into(),
+            heading_path: Vec::new(),
+            snippet: String::new(),
+            citation: Citation { kind: "line", path: "n/a.md".into(), start: 1, end: 2, section: None },
+            retrieval: Retrieval::default(),
+            indexed_at: String::new(),
+            external_id: String::new(),
+        }
+    }
+}
+
 /// `search_response.v1`: what `kebab search --json` prints.
 #[derive(Debug, Serialize)]
 pub struct SearchResponse {

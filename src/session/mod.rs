@@ -238,7 +238,8 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
         "SELECT t.turn_index, t.question, t.retrieval_query, t.created_at, a.id, a.answer, a.grounded,
                 a.refusal_reason, a.model, a.template, a.mode, a.k, a.score_gate, a.top_score,
                 a.chunks_returned, a.chunks_used, a.prompt_tokens, a.completion_tokens, a.usage_estimated,
-                a.latency_ms, a.created_at, a.packed_chunks_json, a.verification_json, a.explain_json, a.embedding_model
+                a.latency_ms, a.created_at, a.packed_chunks_json, a.verification_json, a.explain_json, a.embedding_model,
+                a.hops_json
          FROM turns t JOIN answers a ON a.id = t.answer_id
          WHERE t.conversation_id = ?1 ORDER BY t.turn_index DESC LIMIT ?2",
     )?;
@@ -269,6 +270,7 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
                 packed_json: r.get(21)?,
                 verification_json: r.get(22)?,
                 embedding: r.get(24)?,
+                hops_json: r.get(25)?,
             },
             r.get::<_, Option<String>>(23)?,
         ))
@@ -319,6 +321,7 @@ struct StoredAnswer {
     packed_json: String,
     verification_json: Option<String>,
     embedding: Option<String>,
+    hops_json: Option<String>,
 }
 
 impl StoredAnswer {
@@ -329,6 +332,8 @@ impl StoredAnswer {
             extract::markers(&self.answer).iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packed.len()).collect();
         let (provider, model_id) = self.model.split_once('/').unwrap_or(("", &self.model));
         let verification = self.verification_json.as_deref().map(serde_json::from_str).transpose()?;
+        // Like the explain record, unreadable steps only cost `:explain` its hops.
+        let hops = self.hops_json.as_deref().and_then(|h| serde_json::from_str(h).ok());
         Ok(Answer {
             schema_version: "answer.v1",
             citations: answer::citations(&valid, packed),
@@ -359,6 +364,7 @@ impl StoredAnswer {
             verification,
             conversation_id: Some(conversation_id),
             turn_index: Some(turn_index),
+            hops,
         })
     }
 }

@@ -94,35 +94,60 @@ pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
     text.lines().skip(start as usize - 1).take((end - start + 1) as usize).collect::<Vec<_>>().join("\n")
 }
 
+/// Runs `kebab ARGS` with `input` on stdin, in the temp dir; returns (exit
+/// code, stdout, stderr).
+pub fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = env
+        .cmd(args)
+        .current_dir(env.path(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kebab");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
+}
+
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Reads one HTTP request (head and `Content-Length` body) off `conn`, so the
+/// client is not cut off mid-send; returns the request line.
+fn read_request(conn: &std::net::TcpStream) -> String {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(conn);
+    let mut first = String::new();
+    let _ = reader.read_line(&mut first);
+    let mut length = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+            break;
+        }
+        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length];
+    let _ = reader.read_exact(&mut body);
+    first
 }
 
 /// A one-connection-at-a-time fake Ollama server on 127.0.0.1:0 that answers
 /// `/api/tags` with `model` listed and `/api/chat` with `pieces` as NDJSON,
 /// waiting `delay` between pieces. It stops when the test's process ends.
 pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::time::Duration) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         for conn in listener.incoming().take(16) {
             let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut length = 0usize;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
+            let first = read_request(&conn);
             if first.contains("/api/tags") {
                 let json = format!("{{\"models\":[{{\"name\":\"{model}\"}}]}}");
                 let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
@@ -147,6 +172,41 @@ pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::t
                 let _ = send(&mut conn, done.to_string());
                 let _ = write!(conn, "0\r\n\r\n");
             }
+        }
+    });
+    url
+}
+
+/// A fake OpenAI-compatible server on 127.0.0.1:0: each request to
+/// `/v1/chat/completions` gets the next of `replies` as one JSON completion
+/// (which the provider accepts whether or not it asked for a stream), with
+/// token usage; when the replies run out it answers 500. It stops when the
+/// test's process ends.
+pub fn fake_openai(replies: Vec<String>) -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut replies = replies.into_iter();
+        for conn in listener.incoming().take(64) {
+            let Ok(mut conn) = conn else { continue };
+            read_request(&conn);
+            let (status, json) = match replies.next() {
+                Some(text) => (
+                    "200 OK",
+                    serde_json::json!({
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 10}
+                    }),
+                ),
+                None => ("500 Internal Server Error", serde_json::json!({"error": {"message": "no reply left"}})),
+            };
+            let json = json.to_string();
+            let _ = write!(
+                conn,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
+                json.len()
+            );
         }
     });
     url
