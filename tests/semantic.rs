@@ -230,3 +230,20 @@ fn models_install_refuses_readonly_and_a_folder_without_the_files() {
     assert!(stderr(&out).contains("does not hold config.json"), "{}", stderr(&out));
     assert_eq!(env.json(&["models", "status"])["installed"], false);
 }
+
+#[test]
+fn with_the_embedder_switched_off_the_notice_points_at_the_config_not_the_install() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[embedding]\nprovider = \"none\"\n");
+    notes(&env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["--json", "search", "kettle"]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["mode"], "lexical");
+    let err = stderr(&out);
+    assert!(err.contains("embedding.provider is \"none\"") && !err.contains("models install"), "{err}");
+    let out = env.run(&["search", "--mode", "hybrid", "kettle"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("set embedding.provider"), "{}", stderr(&out));
+}

@@ -22,6 +22,9 @@ pub const POOL: usize = 100;
 
 pub struct Engine {
     embedder: Option<Box<dyn Embedder>>,
+    /// `embedding.provider = "none"`: no embedder by choice, so the fix is
+    /// the config, not installing the model.
+    switched_off: bool,
     /// The vectors with the database's `data_version` they were read at.
     vectors: RefCell<Option<(i64, Rc<VectorSet>)>>,
     heading_weight: f64,
@@ -66,14 +69,16 @@ pub struct FusionTrace {
 
 impl Engine {
     pub fn new(embedder: Option<Box<dyn Embedder>>, heading_weight: f64, rrf_k: f64) -> Engine {
-        Engine { embedder, vectors: RefCell::new(None), heading_weight, rrf_k }
+        Engine { embedder, switched_off: false, vectors: RefCell::new(None), heading_weight, rrf_k }
     }
 
     /// The configured engine, and a one-line notice when the embedder is
     /// configured but cannot be used (searches then run lexical).
     pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
         let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
-        (Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k), notice)
+        let mut engine = Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k);
+        engine.switched_off = cfg.embedding.provider == "none";
+        (engine, notice)
     }
 
     /// Lexical only (tests, evaluation of the lexical channel).
@@ -93,6 +98,10 @@ impl Engine {
             return Ok((requested, None));
         }
         let why = match &self.embedder {
+            None if self.switched_off => Some(
+                UserError::new("no_embedder", format!("{} search needs an embedding model, and embedding.provider is \"none\"", requested.as_str()))
+                    .with_hint("set embedding.provider (e.g. \"local\") in the config, then run `kebab ingest`"),
+            ),
             None => Some(UserError::new("no_embedder", format!("{} search needs an embedding model", requested.as_str()))
                 .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes")),
             Some(m) if store.chunk_count()? > 0 && !store.has_vectors(m.model_id())? => Some(
