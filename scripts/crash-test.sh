@@ -65,7 +65,7 @@ printf '[llm]\nprovider = "extractive"\n' >"$KEBAB_CONFIG"
 
 # ---------------------------------------------------------------- helpers (python)
 cat >"$work/db.py" <<'PY'
-import sqlite3, struct, sys, math
+import math, os, shutil, sqlite3, struct, sys, tempfile
 
 def connect(path):
     return sqlite3.connect(path)
@@ -127,6 +127,19 @@ def compare(ref, got):
         return "identical"
     return f"cosine {worst:.7f}" if worst >= 0.99999 else f"vectors differ: cosine down to {worst:.7f}"
 
+def after_kill(path):
+    """Integrity and counts of a killed run's database, read from a copy of
+    the file and its WAL: closing a connection to the original would
+    checkpoint it, and the next kebab must recover the crashed WAL itself."""
+    if not os.path.exists(path):
+        return "ok\tno database"
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "check.db")
+        shutil.copyfile(path, copy)
+        if os.path.exists(path + "-wal"):
+            shutil.copyfile(path + "-wal", copy + "-wal")
+        return f"{integrity(copy)}\t{counts(copy)}"
+
 def counts(path):
     c = connect(path)
     q = lambda sql: c.execute(sql).fetchone()[0]
@@ -164,6 +177,8 @@ elif cmd == "compare":
     print(compare(sys.argv[2], sys.argv[3]))
 elif cmd == "counts":
     print(counts(sys.argv[2]))
+elif cmd == "after-kill":
+    print(after_kill(sys.argv[2]))
 elif cmd == "turns":
     print(turns(sys.argv[2], sys.argv[3]))
 PY
@@ -275,10 +290,8 @@ for run in $(seq 1 "$runs"); do
         at=$(pick "$ref_ms")
         what=$(kill_ingest_after "$d" "$at")
         [ "$what" = finished ] && finished_first=$(( finished_first + 1 ))
-        check="no database"
-        [ -f "$d/kebab.db" ] && check=$(db integrity "$d/kebab.db")
-        [ "$check" = "no database" ] && check=ok
-        line="$line ${what} at $(( at / 1000 )).$(printf '%03d' $(( at % 1000 )))s ($( [ -f "$d/kebab.db" ] && db counts "$d/kebab.db" || echo 'no database'))"
+        IFS=$'\t' read -r check counts < <(db after-kill "$d/kebab.db")
+        line="$line ${what} at $(( at / 1000 )).$(printf '%03d' $(( at % 1000 )))s ($counts)"
         if [ "$check" != ok ]; then ok=0; line="$line INTEGRITY: $check"; fi
     done
     [ "$ok" = 1 ] && integrity_ok=$(( integrity_ok + 1 ))
@@ -325,7 +338,7 @@ for run in $(seq 1 "$ask_runs"); do
     status=0
     wait "$pid" 2>/dev/null || status=$?
     if [ "$status" -eq 137 ]; then what=killed; else what=finished; completed=$(( completed + 1 )); fi
-    check=$(db integrity "$a/kebab.db")
+    IFS=$'\t' read -r check _ < <(db after-kill "$a/kebab.db")
     turns=$(db turns "$a/kebab.db" crash)
     n=${turns%% turns}
     line="ask $run/$ask_runs: $what at $(( at / 1000 )).$(printf '%03d' $(( at % 1000 )))s; integrity $check; $turns"
