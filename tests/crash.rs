@@ -13,16 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Env;
+use common::{Env, model_dir};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-
-fn model_dir() -> PathBuf {
-    let dir = std::env::var_os("KEBAB_TEST_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model"));
-    kebab::embed::install::ensure(&dir).unwrap_or_else(|e| panic!("installing the test model into {}: {e:#}", dir.display()));
-    dir
-}
 
 /// A home whose config points at the test model.
 fn embedding_env() -> Env {
@@ -191,13 +183,13 @@ fn ingest_killed_at_any_moment_leaves_a_sound_database_that_the_next_run_complet
     assert!(want.chunks.len() > 256 && want.vectors.len() == want.chunks.len());
 
     // Staggered over the run: before the database exists then early on,
-    // between two committed rounds of vectors, twice mid-run, near the end.
-    // Each scenario costs about one whole ingest, so there are four.
+    // between two committed rounds of vectors, and twice mid-run (the second
+    // time well into what the restart resumed). Each scenario costs about one
+    // whole ingest, so there are three, with five kills.
     let scenarios: &[&[Kill]] = &[
         &[Kill::After(0.0), Kill::After(0.1)],
         &[Kill::OnceVectorsCommitted],
-        &[Kill::After(0.5), Kill::After(0.5)],
-        &[Kill::After(0.85)],
+        &[Kill::After(0.45), Kill::After(0.35)],
     ];
     for kills in scenarios {
         // The same notes folder, so document paths match the reference's.
