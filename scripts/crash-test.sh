@@ -247,7 +247,9 @@ fresh() {
 # Runs `kebab ingest` in data dir $1 and kill -9s it after $2 ms. Prints what
 # happened: "killed" or "finished" (the run ended first).
 kill_ingest_after() {
-    kebab "$1" --quiet ingest "$corpus" >>"$1/ingest.log" 2>&1 &
+    # "$bin" itself, not the kebab function: a function in the background
+    # runs in a subshell, and killing that would leave kebab running.
+    "$bin" --data-dir "$1" --quiet ingest "$corpus" >>"$1/ingest.log" 2>&1 &
     local pid=$!
     sleep "$(printf '%d.%03d' $(( $2 / 1000 )) $(( $2 % 1000 )))"
     # The exit status tells, not kill's: kill succeeds on an unreaped zombie.
@@ -331,7 +333,7 @@ completed=1 ask_ok=0
 for run in $(seq 1 "$ask_runs"); do
     q="${questions[$(( run % ${#questions[@]} ))]}"
     at=$(pick "$ask_ms")
-    kebab "$a" --quiet ask --session crash "$q" >/dev/null 2>&1 &
+    "$bin" --data-dir "$a" --quiet ask --session crash "$q" >/dev/null 2>&1 &
     pid=$!
     sleep "$(printf '%d.%03d' $(( at / 1000 )) $(( at % 1000 )))"
     kill -9 "$pid" 2>/dev/null || true
