@@ -45,6 +45,18 @@ fn embedded(extra_config: &str) -> Env {
     env
 }
 
+/// Ingests the notes with no vectors to be had, searches with the default
+/// mode, and checks it ran lexical: the response and the notice on stderr.
+fn searched_without_vectors(env: &Env) -> (serde_json::Value, String) {
+    notes(env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["--json", "search", "kettle"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["mode"], "lexical");
+    (doc, stderr(&out))
+}
+
 fn count(env: &Env, sql: &str) -> i64 {
     let conn = rusqlite::Connection::open(env.database()).unwrap();
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
@@ -122,14 +134,9 @@ fn trace_shows_each_channel_the_fusion_and_timings() {
 #[test]
 fn without_model_files_search_falls_back_to_lexical_and_names_the_install_command() {
     let env = Env::new();
-    notes(&env);
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    let out = env.run(&["--json", "search", "kettle"]);
-    assert!(out.status.success());
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["mode"], "lexical");
+    let (doc, err) = searched_without_vectors(&env);
     assert_eq!(doc["hits"][0]["score_kind"], "bm25");
-    assert!(stderr(&out).contains("kebab models install"), "{}", stderr(&out));
+    assert!(err.contains("kebab models install"), "{err}");
     // Asking for vectors by name is an error that says what to do.
     let out = env.run(&["search", "--mode", "vector", "kettle"]);
     assert_eq!(out.status.code(), Some(1), "a user error");
@@ -227,13 +234,7 @@ fn models_install_refuses_readonly_and_a_folder_without_the_files() {
 fn with_the_embedder_switched_off_the_notice_points_at_the_config_not_the_install() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[embedding]\nprovider = \"none\"\n");
-    notes(&env);
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    let out = env.run(&["--json", "search", "kettle"]);
-    assert!(out.status.success());
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["mode"], "lexical");
-    let err = stderr(&out);
+    let (_, err) = searched_without_vectors(&env);
     assert!(err.contains("embedding.provider is \"none\"") && !err.contains("models install"), "{err}");
     let out = env.run(&["search", "--mode", "hybrid", "kettle"]);
     assert_eq!(out.status.code(), Some(1));
