@@ -92,7 +92,7 @@ enum Which {
 
 fn main() -> Result<()> {
     let started = Instant::now();
-    let sizes = common::parse_sizes("ask")?;
+    let sizes = common::parse_args("ask", "both")?.sizes;
     let work = TempDir::new()?;
     let (mut rows, mut runs) = (Vec::new(), Vec::new());
 

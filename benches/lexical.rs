@@ -1,7 +1,8 @@
 //! Lexical benchmark: how much kebab adds on top of the SQLite FTS5 it is built on.
 //!
-//! For each corpus (the Rust Book from `../shared/eval/rust-book-en/src` when present,
-//! and a synthetic English/Korean Markdown corpus of ~10k and/or ~100k chunks) it measures:
+//! For each corpus (the Rust Book from `../shared/eval/rust-book-en/src` and SciFact's
+//! BEIR `corpus.jsonl` from `../shared/eval/scifact` when present, and a synthetic
+//! English/Korean Markdown corpus of ~10k and/or ~100k chunks) it measures:
 //!
 //! * ingest throughput: `kebab::ingest::run` into a fresh database, against a raw FTS5
 //!   bulk insert of the very same chunk texts in one transaction (same pragmas). kebab's
@@ -9,16 +10,24 @@
 //!   transaction per file, and the trigram index for chunks with Hangul;
 //! * lexical search latency: `kebab::search::lexical::search` (k = 10, snippets on),
 //!   against the bare FTS5 `MATCH … ORDER BY bm25 LIMIT 10` of the same query's word
-//!   expression on the same connection.
+//!   expression on the same connection;
+//! * database size: kebab's database file (write-ahead log folded in) per MB of notes,
+//!   against the bare FTS5 table's file from the reference ingest;
+//! * with `--embed` (and the model installed, see the vector bench): ingest with the
+//!   built-in embedding model, i.e. the lexical ingest plus `ingest::embed::embed_missing`
+//!   over every chunk, as `kebab ingest` runs them, against the same raw FTS5 reference;
+//!   and the database size with the vectors. Embedding runs at a few chunks a second on a
+//!   CPU, so this is minutes per thousand chunks: SciFact (5k chunks, ~18 min) is left
+//!   out, and `--size 10k --embed` is the largest run that fits a coffee break.
 //!
 //! Each kebab figure is printed beside its reference from the same run; the ratio is
 //! kebab / reference (throughput: below 1 means kebab is slower; latency: above 1 means
 //! kebab is slower). Both throughputs are over the same bytes, the corpus's source
 //! files, so the ingest ratio is a ratio of times. Nothing is asserted: numbers only.
 //!
-//! Run: `bench/run [--size 10k|100k|both]` (or `cargo bench --bench lexical -- --size 10k`).
-//! Prints the table on stdout and writes the same data to `target/bench/lexical.json`
-//! under the crate root.
+//! Run: `bench/run [--size 10k|100k|both] [--embed]` (or `cargo bench --bench lexical --
+//! --size 10k`). Prints the table on stdout and writes the same data to
+//! `target/bench/lexical.json` (`lexical-embed.json` with `--embed`) under the crate root.
 
 mod common;
 
@@ -29,6 +38,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use common::{RUST_BOOK_QUERIES, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, write_corpus};
 use kebab::config::{Config, DEFAULT_HEADING_WEIGHT};
+use kebab::embed::local::Local;
 use kebab::ingest::{FormatChoice, IngestOptions};
 use kebab::search::{lexical, query};
 use kebab::store::Store;
@@ -51,25 +61,41 @@ struct Row {
 
 fn main() -> Result<()> {
     let started = Instant::now();
-    let sizes = common::parse_sizes("lexical")?;
+    let args = common::parse_args("lexical", "both")?;
     let work = TempDir::new()?;
     let mut rows = Vec::new();
+    let embedder = if args.embed {
+        let dir = common::model_dir()
+            .context("--embed needs the model: run `kebab models install --dir target/kebab-test-model`")?;
+        Some(Local::open(&dir)?)
+    } else {
+        None
+    };
+    let embedder = embedder.as_ref();
 
     let book = common::rust_book_dir();
     if book.is_dir() {
         let queries: Vec<String> = RUST_BOOK_QUERIES.iter().map(|q| q.to_string()).collect();
-        rows.extend(bench_corpus("rust-book", &book, &queries, &work.0.join("rust-book"))?);
+        rows.extend(bench_corpus("rust-book", &book, &queries, &work.0.join("rust-book"), embedder)?);
     } else {
         println!("rust-book: {} not found; skipping that corpus", book.display());
     }
+    let scifact = common::rust_book_dir().join("../../scifact");
+    if scifact.join("corpus.jsonl").is_file() {
+        let queries = scifact_queries(&scifact.join("queries.jsonl"))?;
+        // Embedding SciFact takes ~18 minutes: its embedded figure comes from the evaluation.
+        rows.extend(bench_corpus("scifact", &scifact.join("corpus.jsonl"), &queries, &work.0.join("scifact"), None)?);
+    } else {
+        println!("scifact: {} not found; skipping that corpus", scifact.display());
+    }
     let vocab = Vocab::new();
-    for (name, files) in sizes {
+    for (name, files) in args.sizes {
         let dir = work.0.join(name).join("corpus");
         let t = Instant::now();
         let bytes = write_corpus(&dir, files, &vocab)?;
         eprintln!("{name}: wrote {files} files, {:.1} MB in {:.1}s", mb(bytes), t.elapsed().as_secs_f64());
         let queries = synthetic_queries(&vocab);
-        rows.extend(bench_corpus(name, &dir, &queries, &work.0.join(name))?);
+        rows.extend(bench_corpus(name, &dir, &queries, &work.0.join(name), embedder)?);
         // Free the disk as we go: the 100k corpus and its databases take a few hundred MB.
         std::fs::remove_dir_all(work.0.join(name)).with_context(|| format!("removing the {name} corpus"))?;
     }
@@ -77,7 +103,8 @@ fn main() -> Result<()> {
     print_table(&rows);
     let rss = peak_rss_kb();
     let elapsed = started.elapsed().as_secs_f64();
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench/lexical.json");
+    let file = if args.embed { "target/bench/lexical-embed.json" } else { "target/bench/lexical.json" };
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     write_json(&out, &rows, rss, elapsed)?;
     println!("peak RSS: {}", rss.map_or("n/a".to_string(), |kb| format!("{:.1} MB", kb as f64 / 1024.0)));
     println!("total {elapsed:.1}s; JSON in {}", out.display());
@@ -85,8 +112,8 @@ fn main() -> Result<()> {
 }
 
 /// Ingest `src` into a fresh database under `work`, then time ingest and search
-/// against their raw FTS5 references.
-fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path) -> Result<Vec<Row>> {
+/// against their raw FTS5 references; with an embedder, embed every chunk too.
+fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path, embedder: Option<&Local>) -> Result<Vec<Row>> {
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     let mut store = Store::open(&work.join("kebab.db"), false)?;
     let opts = IngestOptions { paths: vec![src.to_path_buf()], format: FormatChoice::Auto, prune: false, force: false };
@@ -100,13 +127,26 @@ fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path) -> Resu
     let corpus_mb = mb(summary.bytes_read);
     eprintln!("{name}: {chunks} chunks from {} files, {corpus_mb:.1} MB, ingest {kebab_s:.2}s", summary.files_seen);
 
-    let raw_s = raw_ingest(&store, &work.join("raw.db"))?;
+    let raw_db = work.join("raw.db");
+    let raw_s = raw_ingest(&store, &raw_db)?;
     let row =
         |figure, kebab, reference| Row { corpus: name.to_string(), chunks, mb: corpus_mb, figure, kebab, reference };
+    let raw_mb = mb(std::fs::metadata(&raw_db).map_or(0, |m| m.len()));
     let mut rows = vec![
         row("ingest MB/s", corpus_mb / kebab_s, corpus_mb / raw_s),
         row("ingest chunks/s", chunks as f64 / kebab_s, chunks as f64 / raw_s),
+        row("db MB per notes MB", database_mb(&store)? / corpus_mb, raw_mb / corpus_mb),
     ];
+    if let Some(model) = embedder {
+        let t = Instant::now();
+        let e = kebab::ingest::embed::embed_missing(&store, model, false, &mut |_, _| {})?;
+        let embed_s = t.elapsed().as_secs_f64();
+        eprintln!("{name}: embedded {} chunks in {embed_s:.1}s", e.embedded);
+        let total_s = kebab_s + embed_s;
+        rows.push(row("ingest+embed MB/s", corpus_mb / total_s, corpus_mb / raw_s));
+        rows.push(row("ingest+embed chunks/s", chunks as f64 / total_s, chunks as f64 / raw_s));
+        rows.push(row("db+vectors MB per notes MB", database_mb(&store)? / corpus_mb, raw_mb / corpus_mb));
+    }
 
     let (mut kebab_ms, mut raw_ms) = (Vec::new(), Vec::new());
     let search_opts = lexical::Options { k: 10, heading_weight: DEFAULT_HEADING_WEIGHT, snippets: true };
@@ -165,6 +205,14 @@ fn raw_ingest(store: &Store, path: &Path) -> Result<f64> {
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// The database's size in MB once its write-ahead log is folded in, as a finished
+/// ingest leaves it for the next process.
+fn database_mb(store: &Store) -> Result<f64> {
+    store.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    let path: String = store.conn().query_row("PRAGMA database_list", [], |r| r.get(2))?;
+    Ok(mb(std::fs::metadata(&path).with_context(|| format!("reading the size of {path}"))?.len()))
+}
+
 /// Milliseconds for the bare word-index query, rows collected.
 fn raw_search(store: &Store, expr: &str) -> Result<f64> {
     let t = Instant::now();
@@ -178,15 +226,15 @@ fn raw_search(store: &Store, expr: &str) -> Result<f64> {
 }
 
 fn print_table(rows: &[Row]) {
-    println!("\n{:<16} {:>8} {:>7}  {:<16} {:>12} {:>12} {:>7}", "corpus", "chunks", "MB", "figure", "kebab", "raw FTS5", "ratio");
+    println!("\n{:<16} {:>8} {:>7}  {:<26} {:>12} {:>12} {:>7}", "corpus", "chunks", "MB", "figure", "kebab", "raw FTS5", "ratio");
     for r in rows {
-        let prec = if r.figure.ends_with("ms") { 3 } else { 1 };
+        let prec = if r.figure.ends_with("ms") { 3 } else if r.figure.ends_with("notes MB") { 2 } else { 1 };
         println!(
-            "{:<16} {:>8} {:>7.1}  {:<16} {:>12.prec$} {:>12.prec$} {:>7.2}",
+            "{:<16} {:>8} {:>7.1}  {:<26} {:>12.prec$} {:>12.prec$} {:>7.2}",
             r.corpus, r.chunks, r.mb, r.figure, r.kebab, r.reference, r.kebab / r.reference
         );
     }
-    println!("ratio = kebab / raw FTS5 (MB/s, chunks/s: <1 is slower; ms: >1 is slower)\n");
+    println!("ratio = kebab / raw FTS5 (MB/s, chunks/s: <1 is slower; ms, MB per notes MB: >1 is slower or bigger)\n");
 }
 
 fn write_json(path: &Path, rows: &[Row], rss_kb: Option<u64>, elapsed_s: f64) -> Result<()> {
@@ -198,6 +246,12 @@ fn write_json(path: &Path, rows: &[Row], rss_kb: Option<u64>, elapsed_s: f64) ->
     let doc = json!({"schema_version": "bench_lexical.v1", "kebab_version": env!("CARGO_PKG_VERSION"),
                      "rounds": ROUNDS, "rows": rows, "peak_rss_kb": rss_kb, "elapsed_s": elapsed_s});
     common::write_json(path, &doc)
+}
+
+/// The first 50 of SciFact's queries (claims), as a reader would type them.
+fn scifact_queries(path: &Path) -> Result<Vec<String>> {
+    let queries = kebab::eval::beir::read_queries(path)?;
+    Ok(queries.into_iter().take(50).map(|(_, text)| text).collect())
 }
 
 /// 50 queries from the corpus vocabulary: English (1–5 terms), Korean, and mixed.

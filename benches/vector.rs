@@ -26,6 +26,16 @@
 //!   this is decoding and copying, not disk. Beside it, on stderr only, the time of
 //!   `SELECT count(*) FROM embeddings WHERE model = ?` alone (a diagnostic, since
 //!   `load_vectors` may count before it loads);
+//! * `db with vectors MB per notes MB`: the database file, vectors written and the
+//!   write-ahead log folded in, over the corpus's bytes (the lexical bench has the
+//!   figure without vectors);
+//! * `hybrid search p50/p95 ms`, `vector search p50/p95 ms`: whole searches through
+//!   `kebab::search::engine::Engine` with the built-in model (default `rrf_k`, k = 10), in
+//!   one process after an untimed pass that loads the vectors and the weights, as the
+//!   REPL runs every question after its first: 50 English queries of 1–4 corpus words
+//!   (English, since the model runs Korean queries lexically), 3 timed passes, each
+//!   beside the same queries in `--mode lexical`. Embedding the query is part of the
+//!   figure; the vectors are random, so only the time counts. Needs the model;
 //! * `repl -> first stdout p50/p95 ms`: the release binary started as
 //!   `kebab --data-dir DIR --repl --session bench` with stdin a pipe. Piped, the REPL
 //!   prints nothing before its first input line (no banner), so `:quit` is written at
@@ -83,7 +93,8 @@ use kebab::config::Config;
 use kebab::embed::Embedder;
 use kebab::embed::local::Local;
 use kebab::ingest::{FormatChoice, IngestOptions};
-use kebab::search::vector;
+use kebab::search::engine::Engine;
+use kebab::search::{Mode, vector};
 use kebab::store::{Store, VectorSet};
 use rusqlite::Connection;
 use serde_json::json;
@@ -101,6 +112,8 @@ const PUT_BATCH: usize = 4096;
 const LOAD_ROUNDS: usize = 5;
 const START_RUNS: usize = 10;
 const RSS_RUNS: usize = 3;
+/// Timed passes over the query list for the in-process searches, after one untimed pass.
+const SEARCH_ROUNDS: usize = 3;
 const EMBED_BATCH: usize = 32;
 const EMBED_ROUNDS: usize = 2;
 /// The model's training length in word pieces (texts are cut there).
@@ -123,10 +136,10 @@ struct Row {
 
 fn main() -> Result<()> {
     let started = Instant::now();
-    let sizes = common::parse_sizes_or("vector", "100k")?;
+    let sizes = common::parse_args("vector", "both")?.sizes;
     let work = TempDir::new()?;
     let bin = binary();
-    let model_dir = model_dir();
+    let model_dir = common::model_dir();
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     if let Err(why) = &bin {
@@ -302,10 +315,39 @@ fn bench_size(
     let naive = "naive rusqlite Vec<u8> per row";
     rows.push(row("load_vectors p50 ms", kp50, Some(np50), naive, None));
     rows.push(row("load_vectors p95 ms", kp95, Some(np95), naive, None));
+    rows.push(row("db with vectors MB per notes MB", db_mb / mb(bytes), None, "", None));
+
+    // 3. Whole searches in one process, as the REPL runs them after its first question.
+    if let Some(dir) = model_dir {
+        let search = Config::default().search;
+        let engine = Engine::new(Some(Box::new(Local::open(dir)?)), search.heading_weight, search.rrf_k);
+        let queries = english_queries(vocab);
+        let mut ms = [Vec::new(), Vec::new(), Vec::new()];
+        let modes = [Mode::Hybrid, Mode::Vector, Mode::Lexical];
+        // Round 0 loads the vectors and the weights and warms the caches: untimed.
+        for round in 0..=SEARCH_ROUNDS {
+            for q in &queries {
+                for (mode, ms) in modes.iter().zip(ms.iter_mut()) {
+                    let t = Instant::now();
+                    black_box(engine.search(&store, q, *mode, K)?);
+                    if round > 0 {
+                        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                }
+            }
+        }
+        let [mut h, mut v, mut l] = ms;
+        let ((hp50, hp95), (vp50, vp95), (lp50, lp95)) = (p50_p95(&mut h), p50_p95(&mut v), p50_p95(&mut l));
+        let lexical = "same queries, --mode lexical";
+        rows.push(row("hybrid search p50 ms", hp50, Some(lp50), lexical, None));
+        rows.push(row("hybrid search p95 ms", hp95, Some(lp95), lexical, None));
+        rows.push(row("vector search p50 ms", vp50, Some(lp50), lexical, None));
+        rows.push(row("vector search p95 ms", vp95, Some(lp95), lexical, None));
+    }
     drop(store);
 
     let Some(bin) = bin else { return Ok(()) };
-    // 3. Start to prompt.
+    // 4. Start to prompt.
     let no_config = work.join("no-such-config.toml");
     let (mut first, mut exit, mut stats, mut bare) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..=START_RUNS {
@@ -327,7 +369,7 @@ fn bench_size(
     rows.push(row("repl -> exit p95 ms", ep95, Some(sp95), "`kebab stats` to exit", None));
     rows.push(row("bare start (--version) p50 ms", bp50, None, "", None));
 
-    // 4. Memory of the first hybrid query.
+    // 5. Memory of the first hybrid query.
     let Some(model_dir) = model_dir else { return Ok(()) };
     let config = work.join("config.toml");
     // A JSON string is a valid TOML basic string.
@@ -348,6 +390,19 @@ fn bench_size(
     rows.push(row("hybrid search peak RSS MB", hkb, Some(lkb), "same query, --mode lexical", None));
     rows.push(row("hybrid search wall ms", hms, Some(lms), "same query, --mode lexical", None));
     Ok(())
+}
+
+/// 50 English queries of 1–4 content words from the corpus vocabulary (English, because
+/// the built-in model runs Korean queries lexically).
+fn english_queries(v: &Vocab) -> Vec<String> {
+    let mut rng = Rng(TEXT_SEED ^ QUERY_SEED);
+    (0..QUERIES)
+        .map(|_| {
+            let mut q = String::new();
+            join(&mut q, rng.range(1, 4), |q| q.push_str(v.content.pick(&mut rng)));
+            q
+        })
+        .collect()
 }
 
 /// The reference scan: one plain dot product per row, every score kept, a full sort.
@@ -401,16 +456,6 @@ fn load_average() -> String {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let fields: Vec<&str> = text.split_whitespace().take(3).collect();
     if fields.len() == 3 { fields.join(" ") } else { "n/a".to_string() }
-}
-
-/// The installed embedding model's folder, if its files are there.
-fn model_dir() -> Option<PathBuf> {
-    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model");
-    let dir = ["KEBAB_MODEL_DIR", "KEBAB_TEST_MODEL_DIR"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from))
-        .unwrap_or(default);
-    kebab::embed::local::FILES.iter().all(|f| dir.join(f).is_file()).then_some(dir)
 }
 
 /// The binary with a given config file and no kebab settings from the environment.

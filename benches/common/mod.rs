@@ -23,30 +23,47 @@ pub fn rust_book_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/eval/rust-book-en/src")
 }
 
-/// `--size 10k|100k|both` (default both): the synthetic corpora to build, as
-/// `(name, files)`. Cargo passes `--bench` to every bench binary.
-pub fn parse_sizes(bench: &str) -> Result<Vec<(&'static str, usize)>> {
-    parse_sizes_or(bench, "both")
+/// The command line every bench accepts (`bench/run` passes the same arguments to each):
+/// `--size 10k|100k|both` picks the synthetic corpora, as `(name, files)`; `--embed` adds
+/// the figures that run the embedding model over a whole corpus (slow: minutes per
+/// thousand chunks), which only the lexical bench has.
+pub struct Args {
+    pub sizes: Vec<(&'static str, usize)>,
+    pub embed: bool,
 }
 
-/// `parse_sizes` with another default (`"10k"`, `"100k"` or `"both"`) when `--size` is absent.
-pub fn parse_sizes_or(bench: &str, default: &str) -> Result<Vec<(&'static str, usize)>> {
-    let mut size = default.to_string();
+/// Parses the bench's arguments, with `default_size` (`"10k"`, `"100k"` or `"both"`) when
+/// `--size` is absent. Cargo passes `--bench` to every bench binary.
+pub fn parse_args(bench: &str, default_size: &str) -> Result<Args> {
+    let mut size = default_size.to_string();
+    let mut embed = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--bench" => {}
+            "--embed" => embed = true,
             "--size" => size = args.next().context("--size needs a value: 10k, 100k or both")?,
             _ if a.starts_with("--size=") => size = a["--size=".len()..].to_string(),
-            _ => bail!("unknown argument {a:?}; usage: {bench} [--size 10k|100k|both]"),
+            _ => bail!("unknown argument {a:?}; usage: {bench} [--size 10k|100k|both] [--embed]"),
         }
     }
-    Ok(match size.as_str() {
+    let sizes = match size.as_str() {
         "10k" => vec![("synthetic-10k", FILES_10K)],
         "100k" => vec![("synthetic-100k", FILES_100K)],
         "both" => vec![("synthetic-10k", FILES_10K), ("synthetic-100k", FILES_100K)],
         other => bail!("--size must be 10k, 100k or both, not {other:?}"),
-    })
+    };
+    Ok(Args { sizes, embed })
+}
+
+/// The installed embedding model's folder, if its files are there.
+pub fn model_dir() -> Option<PathBuf> {
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kebab-test-model");
+    let dir = ["KEBAB_MODEL_DIR", "KEBAB_TEST_MODEL_DIR"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from))
+        .unwrap_or(default);
+    kebab::embed::local::FILES.iter().all(|f| dir.join(f).is_file()).then_some(dir)
 }
 
 /// Nearest-rank p50 and p95; NaN for no samples (every query skipped).

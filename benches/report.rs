@@ -1,0 +1,169 @@
+//! The benchmark report: one growth table from the JSON the other benches wrote.
+//!
+//! `bench/run` runs the lexical, ask and vector benches, each printing its own detailed
+//! table, then this. It reads `target/bench/{lexical,lexical-embed,ask,vector}.json`
+//! (whichever exist), picks the headline figures, and prints them as one Markdown table:
+//! a row per figure, a column per corpus (Rust Book, SciFact, synthetic 10k and 100k
+//! chunks), each cell `kebab (reference)` with the reference measured in the same run,
+//! and a last column with the 100k figure over the 10k one, so the cost curve is visible.
+//! The same data goes to `target/bench/report.json`. It measures nothing itself.
+//!
+//! Run: `cargo bench --bench report` (after the others).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+
+const CORPORA: [(&str, &str); 4] =
+    [("rust-book", "Rust Book"), ("scifact", "SciFact"), ("synthetic-10k", "synthetic 10k"), ("synthetic-100k", "synthetic 100k")];
+
+/// A headline figure: which bench's JSON, which of its figures, the label it is printed
+/// under and what its reference is. For the ask bench, whose rows are percentile pairs, the
+/// figure names the row and the percentile, and the reference is another row.
+struct Pick {
+    file: &'static str,
+    figure: &'static str,
+    label: &'static str,
+    reference_is: &'static str,
+}
+
+#[rustfmt::skip]
+const PICKS: &[Pick] = &[
+    Pick { file: "lexical", figure: "ingest MB/s", label: "ingest MB/s, lexical", reference_is: "raw FTS5 bulk insert" },
+    Pick { file: "lexical-embed", figure: "ingest+embed MB/s", label: "ingest MB/s, with local embeddings", reference_is: "raw FTS5 bulk insert" },
+    Pick { file: "lexical", figure: "db MB per notes MB", label: "database MB per MB of notes, lexical", reference_is: "raw FTS5 table" },
+    Pick { file: "vector", figure: "db with vectors MB per notes MB", label: "database MB per MB of notes, with vectors", reference_is: "—" },
+    Pick { file: "lexical", figure: "search p50 ms", label: "lexical search p50 ms", reference_is: "same FTS5 query, raw" },
+    Pick { file: "lexical", figure: "search p95 ms", label: "lexical search p95 ms", reference_is: "same FTS5 query, raw" },
+    Pick { file: "vector", figure: "scan top-10 p50 ms", label: "vector scan p50 ms", reference_is: "naive loop + sort" },
+    Pick { file: "vector", figure: "scan top-10 p95 ms", label: "vector scan p95 ms", reference_is: "naive loop + sort" },
+    Pick { file: "vector", figure: "hybrid search p50 ms", label: "hybrid search p50 ms", reference_is: "same queries, lexical" },
+    Pick { file: "vector", figure: "hybrid search p95 ms", label: "hybrid search p95 ms", reference_is: "same queries, lexical" },
+    Pick { file: "ask", figure: "before_model, to model:p50", label: "ask before first token p50 ms", reference_is: "scripted model's first token" },
+    Pick { file: "ask", figure: "before_model, to model:p95", label: "ask before first token p95 ms", reference_is: "scripted model's first token" },
+    Pick { file: "vector", figure: "repl -> first stdout p50 ms", label: "REPL start to prompt p50 ms", reference_is: "`kebab stats`" },
+    Pick { file: "vector", figure: "hybrid search peak RSS MB", label: "one-shot hybrid search peak RSS MB", reference_is: "same query, lexical" },
+];
+
+fn main() -> Result<()> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    let mut docs = BTreeMap::new();
+    for file in ["lexical", "lexical-embed", "ask", "vector"] {
+        let path = dir.join(format!("{file}.json"));
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let doc: Value = serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+            docs.insert(file, doc);
+        }
+    }
+    if docs.is_empty() {
+        anyhow::bail!("no bench JSON in {}: run bench/run first", dir.display());
+    }
+
+    let chunks = chunk_counts(&docs);
+    let mut out_rows = Vec::new();
+    println!("\n| figure | reference | {} | 100k / 10k |", CORPORA.map(|c| c.1).join(" | "));
+    println!("|---|---|{}---|", "---|".repeat(CORPORA.len()));
+    println!(
+        "| chunks | | {} | |",
+        CORPORA.map(|(c, _)| chunks.get(c).map_or("—".to_string(), |n| thousands(*n))).join(" | ")
+    );
+    for pick in PICKS {
+        let Some(doc) = docs.get(pick.file) else { continue };
+        let cells: Vec<Option<(f64, Option<f64>)>> = CORPORA.iter().map(|(c, _)| figure(doc, pick, c)).collect();
+        if cells.iter().all(Option::is_none) {
+            continue;
+        }
+        let growth = match (cells[2], cells[3]) {
+            (Some((a, _)), Some((b, _))) if a > 0.0 => format!("{:.2}×", b / a),
+            _ => String::new(),
+        };
+        let text: Vec<String> = cells
+            .iter()
+            .map(|c| match c {
+                Some((k, Some(r))) => format!("{} ({})", num(*k), num(*r)),
+                Some((k, None)) => num(*k),
+                None => "—".to_string(),
+            })
+            .collect();
+        println!("| {} | {} | {} | {growth} |", pick.label, pick.reference_is, text.join(" | "));
+        let by_corpus: BTreeMap<_, _> = CORPORA
+            .iter()
+            .zip(&cells)
+            .filter_map(|((c, _), v)| v.map(|(k, r)| (c.to_string(), json!({"kebab": k, "reference": r}))))
+            .collect();
+        out_rows.push(json!({"figure": pick.label, "reference_is": pick.reference_is, "source": pick.file,
+                             "corpora": by_corpus}));
+    }
+    for (file, doc) in &docs {
+        if let Some(notes) = doc.get("notes").and_then(Value::as_array) {
+            notes.iter().filter_map(Value::as_str).for_each(|n| println!("\n{file}: {n}"));
+        }
+    }
+    let out = dir.join("report.json");
+    let doc = json!({"schema_version": "bench_report.v1", "kebab_version": env!("CARGO_PKG_VERSION"),
+                     "chunks": chunks, "rows": out_rows});
+    std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("writing {}", out.display()))?;
+    println!("\ncells: kebab (reference, same run); JSON in {}", out.display());
+    Ok(())
+}
+
+/// `(kebab, reference)` of one pick for one corpus, if that bench measured it.
+fn figure(doc: &Value, pick: &Pick, corpus: &str) -> Option<(f64, Option<f64>)> {
+    let rows = doc.get("rows")?.as_array()?;
+    let of = |figure: &str| rows.iter().find(|r| r["corpus"] == corpus && r["figure"] == figure && model_ok(r));
+    match pick.figure.split_once(':') {
+        // Ask rows: a percentile of the scripted model's row, beside its first token.
+        Some((name, pct)) => {
+            let kebab = of(name)?.get(pct)?.as_f64()?;
+            let reference = of("first_token").and_then(|r| r.get(pct)?.as_f64());
+            Some((kebab, reference))
+        }
+        None => {
+            let row = of(pick.figure)?;
+            Some((row["kebab"].as_f64()?, row["reference"].as_f64()))
+        }
+    }
+}
+
+/// The ask bench reports two models; the headline is the zero-latency scripted one.
+fn model_ok(row: &Value) -> bool {
+    row.get("model").is_none_or(|m| m == "scripted")
+}
+
+/// Chunks per corpus, from whichever bench saw the corpus.
+fn chunk_counts(docs: &BTreeMap<&str, Value>) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for doc in docs.values() {
+        for row in doc.get("rows").and_then(Value::as_array).into_iter().flatten() {
+            let n = row.get("chunks").or_else(|| row.get("vectors")).and_then(Value::as_u64);
+            if let (Some(c), Some(n)) = (row["corpus"].as_str(), n) {
+                out.entry(c.to_string()).or_insert(n);
+            }
+        }
+    }
+    out
+}
+
+/// Three significant figures or so, the precision these timings deserve.
+fn num(v: f64) -> String {
+    match v.abs() {
+        a if a >= 100.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        a if a >= 1.0 => format!("{v:.2}"),
+        _ => format!("{v:.3}"),
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
