@@ -80,7 +80,7 @@ fn main() -> Result<()> {
     } else {
         println!("rust-book: {} not found; skipping that corpus", book.display());
     }
-    let scifact = common::rust_book_dir().join("../../scifact");
+    let scifact = common::eval_dir().join("scifact");
     if scifact.join("corpus.jsonl").is_file() {
         let queries = scifact_queries(&scifact.join("queries.jsonl"))?;
         // Embedding SciFact takes ~18 minutes: its embedded figure comes from the evaluation.

@@ -18,9 +18,14 @@ pub const FILES_100K: usize = 5_000;
 pub const SECTIONS_PER_FILE: usize = 19;
 pub const CORPUS_SEED: u64 = 0x6b65_6261_6221;
 
+/// The shared evaluation data beside the repository (absent in a bare clone).
+pub fn eval_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/eval")
+}
+
 /// The Rust Book's Markdown sources, when the shared eval data is checked out.
 pub fn rust_book_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/eval/rust-book-en/src")
+    eval_dir().join("rust-book-en/src")
 }
 
 /// The command line every bench accepts (`bench/run` passes the same arguments to each):
