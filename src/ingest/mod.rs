@@ -134,7 +134,9 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         };
         let target = &target;
         let (candidates, walk_errors) = walk(target, &excludes, opts.format);
-        for skip in walk_errors {
+        for mut skip in walk_errors {
+            // Named like every other path in the index and its warnings.
+            skip.path = format!("{root_name}/{}", skip.path);
             on(Event::Skipped(&skip));
             summary.skipped += 1;
             summary.skipped_files.push(skip);
@@ -362,10 +364,16 @@ fn ingest_file(
         return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", bytes.len())));
     }
     if bytes.contains(&0) {
-        return Err(FileError::Skip("binary file (contains NUL bytes)".into()));
+        return Err(FileError::Skip(
+            "binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into(),
+        ));
     }
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| FileError::Skip(format!("not valid UTF-8 (byte {})", e.valid_up_to())))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        FileError::Skip(format!(
+            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
+            e.valid_up_to()
+        ))
+    })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let hash = blake3::hash(&bytes).to_hex().to_string();
 
