@@ -81,7 +81,11 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
                     ctx.out.notice(format!("exported {} turns to {}", doc.turns.len(), path.display()));
                 }
-                None => print!("{text}"),
+                // A file keeps the text as saved; a terminal never gets raw
+                // escape sequences from the notes.
+                // `write_all`, not `print!`: a closed pipe is an error to
+                // return (exit 0), not a panic.
+                None => std::io::Write::write_all(&mut std::io::stdout().lock(), crate::script::printable(&text).as_bytes())?,
             }
         }
         Command::Rm { name } => {
