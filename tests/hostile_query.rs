@@ -267,3 +267,16 @@ fn prompt_injection_in_a_note_cannot_close_the_evidence_block_or_forge_entries()
     assert_eq!(markers.len(), 1, "one entry, no forged one: {markers:?}");
     assert!(markers[0].starts_with("[#1] notes/kettle.md"), "{markers:?}");
 }
+
+#[test]
+fn a_session_export_into_a_closed_pipe_exits_quietly() {
+    let env = env_with("provider = \"extractive\"", &[("kettle.md", KETTLE)]);
+    env.ok(&["ask", "--mode", "lexical", "--session", "s", "When does the kettle whistle?"]);
+    // `kebab sessions export s | head -0`: the reader is gone before kebab writes.
+    let mut child = env.cmd(&["sessions", "export", "s"]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
