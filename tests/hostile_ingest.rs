@@ -151,7 +151,7 @@ fn a_file_over_max_file_bytes_is_skipped_naming_the_setting() {
     env.write("notes/huge.md", &big);
     let (summary, stderr) = ingest(&env, &env.notes());
     let reason = skip_reason(&summary, "huge.md").unwrap();
-    assert!(reason.contains("workspace.max_file_bytes"), "{reason}");
+    assert!(reason.contains("workspace.max_file_bytes") && reason.contains("raise"), "{reason}");
     assert!(stderr.contains("notes/huge.md") && stderr.contains("workspace.max_file_bytes"), "{stderr}");
     assert_eq!(doc_paths(&env), ["notes/good.md"]);
     integrity_ok(&env);

@@ -334,6 +334,10 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candi
     (found, errors)
 }
 
+fn too_big(bytes: u64, max: u64) -> FileError {
+    FileError::Skip(format!("{bytes} bytes, larger than workspace.max_file_bytes ({max}); raise that setting to index it"))
+}
+
 struct FileResult {
     outcome: crate::store::SourceOutcome,
     bad_lines: Vec<jsonl::BadLine>,
@@ -357,11 +361,11 @@ fn ingest_file(
 ) -> Result<FileResult, FileError> {
     let max = cfg.workspace.max_file_bytes;
     if cand.bytes > max {
-        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", cand.bytes)));
+        return Err(too_big(cand.bytes, max));
     }
     let bytes = std::fs::read(&cand.abs).map_err(|e| FileError::Skip(format!("cannot read: {e}")))?;
     if bytes.len() as u64 > max {
-        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", bytes.len())));
+        return Err(too_big(bytes.len() as u64, max));
     }
     if bytes.contains(&0) {
         return Err(FileError::Skip(
