@@ -154,6 +154,10 @@ fn escape_sequences_in_notes_never_reach_the_terminal_from_any_command() {
         vec!["sessions", "export", "s"],
         vec!["sessions", "export", "s", "--format", "json"],
         vec!["sessions", "export", "s", "--output", export.to_str().unwrap()],
+        vec!["--json", "search", "--mode", "lexical", "kettle whistles"],
+        vec!["--json", "ask", "--mode", "lexical", "--explain", q],
+        vec!["--json", "docs"],
+        vec!["--json", "sessions", "show", "s"],
     ];
     for args in &commands {
         let (code, stdout, stderr) = run(&env, args);
@@ -162,6 +166,12 @@ fn escape_sequences_in_notes_never_reach_the_terminal_from_any_command() {
     }
     let (_, answer, _) = run(&env, &["ask", "--mode", "lexical", q]);
     assert!(answer.contains("whistles") && answer.contains("\u{fffd}"), "the text stays, its controls are replaced: {answer}");
+    // JSON carries the exact text, with the controls written as `\uXXXX`.
+    let (_, json, _) = run(&env, &["--json", "search", "--mode", "lexical", "kettle whistles"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v["hits"][0]["snippet"].as_str().unwrap().contains('\u{9b}'), "{v}");
+    let (_, json, _) = run(&env, &["sessions", "export", "s", "--format", "json"]);
+    assert!(json.contains("\\u009b31m"), "{json}");
     // A file export keeps what the note said.
     assert!(std::fs::read_to_string(&export).unwrap().contains("\u{1b}]0;pwned"));
     let input = format!("{q}\n:cite 1\n:cite\n:explain\n:history\n:session list\n");

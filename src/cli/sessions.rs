@@ -74,7 +74,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             let doc = session::document(&store, session::get(&store, &name)?)?;
             let text = match format {
                 Format::Md => export::markdown(&doc),
-                Format::Json => serde_json::to_string_pretty(&doc)? + "\n",
+                Format::Json => crate::render::json_escaped(serde_json::to_string_pretty(&doc)?) + "\n",
             };
             match output {
                 Some(path) => {
