@@ -70,7 +70,7 @@ fn assert_clean(out: &Output) {
     assert!(!stderr.contains("panicked"), "{stderr}");
     for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
         let text = String::from_utf8_lossy(bytes);
-        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}']), "raw control character on {name}: {text:?}");
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']), "raw control character on {name}: {text:?}");
     }
 }
 
@@ -273,6 +273,8 @@ fn file_names_with_newlines_and_escapes_are_indexed_and_printed_escaped() {
     env.write("notes/two\nlines.md", "# Two\n\nnewlinename\n");
     env.write("notes/\u{1b}[31mred\u{1b}]0;pwned\u{7}.md", "# Red\n\nescapename\n");
     env.write("notes/bad\nname.md", b"\xff\xfe not utf-8\n");
+    // A right-to-left override: `gnp.md` would read as `dm.png`.
+    env.write("notes/rlo\u{202e}gnp.md", "# Flip\n\nflipname\n");
     let out = run_within(&env, &["ingest", env.notes().to_str().unwrap()], 60);
     assert!(out.status.success());
     assert_clean(&out);
@@ -284,9 +286,11 @@ fn file_names_with_newlines_and_escapes_are_indexed_and_printed_escaped() {
         assert_clean(&out);
     }
     let docs = doc_paths(&env);
-    assert_eq!(docs.len(), 3, "{docs:?}");
+    assert_eq!(docs.len(), 4, "{docs:?}");
     assert!(docs.contains(&"notes/two\nlines.md".to_string()), "JSON keeps the real name: {docs:?}");
     let search = String::from_utf8(run_within(&env, &["search", "newlinename", "--mode", "lexical"], 60).stdout).unwrap();
     assert!(search.contains("notes/two\\nlines.md"), "{search}");
+    let docs = String::from_utf8(run_within(&env, &["docs"], 60).stdout).unwrap();
+    assert!(docs.contains("notes/rlo\\u{202e}gnp.md"), "{docs}");
     integrity_ok(&env);
 }

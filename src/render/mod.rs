@@ -80,12 +80,14 @@ impl Output {
 }
 
 /// A path or name from the index, made safe for one terminal line: control
-/// characters (newlines in file names, escape sequences) are shown escaped.
+/// characters (newlines in file names, escape sequences) and bidi overrides
+/// (which can make `evil\u{202e}dm.exe` read as `evilexe.md`) are shown escaped.
 pub fn one_line(text: &str) -> String {
-    if text.chars().all(|c| !c.is_control()) {
+    let escape = |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(escape) {
         return text.to_string();
     }
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    text.chars().map(|c| if escape(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// JSON text with the control characters serde leaves raw (DEL, the C1
@@ -139,6 +141,7 @@ mod tests {
     fn one_line_escapes_newlines_and_escapes() {
         assert_eq!(one_line("a\nb\u{1b}[2J"), "a\\nb\\u{1b}[2J");
         assert_eq!(one_line("plain/path.md"), "plain/path.md");
+        assert_eq!(one_line("evil\u{202e}dm.txt"), "evil\\u{202e}dm.txt");
     }
 
     #[test]
