@@ -232,15 +232,28 @@ impl Config {
     /// Parses config text; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
-            UserError::new("config", format!("config file {}: {}", path.display(), e.message()))
-                .with_hint(match e.span() {
-                    Some(span) => format!(
-                        "fix line {} of {} (`kebab init` shows every key with its default)",
-                        line_of(text, span.start),
-                        path.display()
-                    ),
-                    None => format!("fix {}", path.display()),
-                })
+            // The parser's message names the value, not always the key: add it.
+            let key = e.span().and_then(|span| key_at(text, span.start));
+            let message = match &key {
+                Some(key) if !e.message().contains(&format!("`{}`", key.rsplit('.').next().unwrap_or(key))) => {
+                    format!("config file {}: `{key}`: {}", path.display(), e.message())
+                }
+                _ => format!("config file {}: {}", path.display(), e.message()),
+            };
+            let secret = key.as_deref().is_some_and(|k| k == "api_key" || k.ends_with(".api_key"));
+            UserError::new("config", message).with_hint(match e.span() {
+                // Never echo the value: it is a secret.
+                Some(_) if secret => format!(
+                    "remove the key from {}: put it in the environment variable named by llm.api_key_env or embedding.api_key_env (default OPENAI_API_KEY)",
+                    path.display()
+                ),
+                Some(span) => format!(
+                    "fix line {} of {} (`kebab init` shows every key with its default)",
+                    line_of(text, span.start),
+                    path.display()
+                ),
+                None => format!("fix {}", path.display()),
+            })
         })?;
         cfg.validate(path)?;
         Ok(cfg)
@@ -301,6 +314,23 @@ impl Config {
         if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
             return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
         }
+        if self.llm.provider != "extractive" && self.llm.model.trim().is_empty() {
+            return Err(bad("llm.model", "must name the server's model"));
+        }
+        // A key pasted where the variable's name goes must not end up in
+        // `config show` or an error message: the value is never echoed.
+        for (key, name) in [("llm.api_key_env", &self.llm.api_key_env), ("embedding.api_key_env", &self.embedding.api_key_env)] {
+            let valid = name.is_empty()
+                || (name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !name.starts_with(|c: char| c.is_ascii_digit()));
+            if !valid {
+                return Err(bad(
+                    key,
+                    "must be the name of an environment variable (letters, digits and _), not the API key itself; \
+                     put the key in that environment variable",
+                ));
+            }
+        }
         if !(self.llm.base_url.starts_with("http://") || self.llm.base_url.starts_with("https://")) {
             return Err(bad("llm.base_url", "must start with http:// or https://"));
         }
@@ -333,6 +363,28 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The dotted key (`search.default_k`) on the line holding `byte`: the key
+/// before its `=`, under the last `[table]` header above it.
+fn key_at(text: &str, byte: usize) -> Option<String> {
+    let start = text.get(..byte.min(text.len()))?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') {
+        return None;
+    }
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && l.ends_with(']'))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 fn line_of(text: &str, byte: usize) -> usize {

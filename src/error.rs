@@ -80,9 +80,29 @@ pub fn classify(err: &anyhow::Error) -> Failure {
             doc: ErrorDoc { schema_version: "error.v1", code: "embed".into(), message: format!("{err:#}"), hint: e.hint() },
         };
     }
-    let code = if err.chain().any(|c| c.downcast_ref::<rusqlite::Error>().is_some()) { "database" } else { "runtime" };
+    let sqlite = err.chain().find_map(|c| c.downcast_ref::<rusqlite::Error>());
+    let code = if sqlite.is_some() { "database" } else { "runtime" };
     Failure {
         exit_code: 2,
-        doc: ErrorDoc { schema_version: "error.v1", code: code.into(), message: format!("{err:#}"), hint: None },
+        doc: ErrorDoc {
+            schema_version: "error.v1",
+            code: code.into(),
+            message: format!("{err:#}"),
+            hint: sqlite.and_then(database_hint),
+        },
+    }
+}
+
+/// What to do about a database file SQLite cannot use: it is the index, so
+/// it can always be rebuilt from the notes.
+fn database_hint(e: &rusqlite::Error) -> Option<String> {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match e.sqlite_error_code() {
+        Some(DatabaseCorrupt | NotADatabase) => Some(
+            "the database file is damaged or is not kebab's: move it aside (`kebab config path --json` shows where it is) \
+             and run `kebab ingest` to build a new index from your notes"
+                .into(),
+        ),
+        _ => None,
     }
 }

@@ -94,7 +94,7 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
         "extractive" => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
         "openai" => {
             let url = http::openai_url(&llm.base_url, "models");
-            match http::get(&url, probe) {
+            match http::get_with(&url, probe, http::api_key(&llm.api_key_env).as_deref()) {
                 Ok(r) if r.status().is_success() => check("llm", Status::Ok, format!("{url} answers"), None),
                 Ok(r) => check(
                     "llm",

@@ -193,9 +193,11 @@ pub fn main() -> i32 {
             if out.json {
                 let _ = out.json(&failure.doc);
             }
-            eprintln!("{} {}", out.paint_err("error:", owo_colors::Style::new().red().bold()), failure.doc.message);
+            // Messages can quote paths, notes and servers: no raw control characters.
+            let printable = crate::script::printable;
+            eprintln!("{} {}", out.paint_err("error:", owo_colors::Style::new().red().bold()), printable(&failure.doc.message));
             if let Some(hint) = &failure.doc.hint {
-                eprintln!("{} {hint}", out.paint_err("hint:", owo_colors::Style::new().cyan()));
+                eprintln!("{} {}", out.paint_err("hint:", owo_colors::Style::new().cyan()), printable(hint));
             }
             failure.exit_code
         }

@@ -74,14 +74,18 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             let doc = session::document(&store, session::get(&store, &name)?)?;
             let text = match format {
                 Format::Md => export::markdown(&doc),
-                Format::Json => serde_json::to_string_pretty(&doc)? + "\n",
+                Format::Json => crate::render::json_escaped(serde_json::to_string_pretty(&doc)?) + "\n",
             };
             match output {
                 Some(path) => {
                     std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
                     ctx.out.notice(format!("exported {} turns to {}", doc.turns.len(), path.display()));
                 }
-                None => print!("{text}"),
+                // A file keeps the text as saved; a terminal never gets raw
+                // escape sequences from the notes.
+                // `write_all`, not `print!`: a closed pipe is an error to
+                // return (exit 0), not a panic.
+                None => std::io::Write::write_all(&mut std::io::stdout().lock(), crate::script::printable(&text).as_bytes())?,
             }
         }
         Command::Rm { name } => {

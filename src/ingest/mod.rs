@@ -134,7 +134,9 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         };
         let target = &target;
         let (candidates, walk_errors) = walk(target, &excludes, opts.format);
-        for skip in walk_errors {
+        for mut skip in walk_errors {
+            // Named like every other path in the index and its warnings.
+            skip.path = format!("{root_name}/{}", skip.path);
             on(Event::Skipped(&skip));
             summary.skipped += 1;
             summary.skipped_files.push(skip);
@@ -332,6 +334,10 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candi
     (found, errors)
 }
 
+fn too_big(bytes: u64, max: u64) -> FileError {
+    FileError::Skip(format!("{bytes} bytes, larger than workspace.max_file_bytes ({max}); raise that setting to index it"))
+}
+
 struct FileResult {
     outcome: crate::store::SourceOutcome,
     bad_lines: Vec<jsonl::BadLine>,
@@ -355,17 +361,23 @@ fn ingest_file(
 ) -> Result<FileResult, FileError> {
     let max = cfg.workspace.max_file_bytes;
     if cand.bytes > max {
-        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", cand.bytes)));
+        return Err(too_big(cand.bytes, max));
     }
     let bytes = std::fs::read(&cand.abs).map_err(|e| FileError::Skip(format!("cannot read: {e}")))?;
     if bytes.len() as u64 > max {
-        return Err(FileError::Skip(format!("{} bytes, larger than workspace.max_file_bytes ({max})", bytes.len())));
+        return Err(too_big(bytes.len() as u64, max));
     }
     if bytes.contains(&0) {
-        return Err(FileError::Skip("binary file (contains NUL bytes)".into()));
+        return Err(FileError::Skip(
+            "binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into(),
+        ));
     }
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| FileError::Skip(format!("not valid UTF-8 (byte {})", e.valid_up_to())))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        FileError::Skip(format!(
+            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
+            e.valid_up_to()
+        ))
+    })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let hash = blake3::hash(&bytes).to_hex().to_string();
 

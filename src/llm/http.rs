@@ -76,7 +76,17 @@ pub fn post_json(
 
 /// GETs `url` with one short budget for connecting and for each read.
 pub fn get(url: &str, timeout: Duration) -> Result<Response<Body>, LlmError> {
-    agent(url, timeout, timeout).get(url).call().map_err(|e| send_error(url, timeout, e))
+    get_with(url, timeout, None)
+}
+
+/// `get`, sending `api_key` as a bearer token when there is one (an OpenAI
+/// server answers 401 to a keyless `/v1/models`).
+pub fn get_with(url: &str, timeout: Duration, api_key: Option<&str>) -> Result<Response<Body>, LlmError> {
+    let mut req = agent(url, timeout, timeout).get(url);
+    if let Some(key) = api_key {
+        req = req.header("Authorization", format!("Bearer {key}"));
+    }
+    req.call().map_err(|e| send_error(url, timeout, e))
 }
 
 /// Maps a failure before any response arrived.
@@ -121,12 +131,13 @@ pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> Llm
 pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> LlmError {
     let status = resp.status().as_u16();
     let reason = resp.status().canonical_reason().unwrap_or("no message").to_lowercase();
-    let body = read_body(resp, MAX_ERROR_BODY).unwrap_or_default();
+    // Redacted before the message is cut short, so no prefix of the key survives.
+    let body = redact(&read_body(resp, MAX_ERROR_BODY).unwrap_or_default(), secret);
     let mut message = server_message(&body);
     if message.is_empty() {
         message = reason;
     }
-    LlmError::Http { url: url.to_string(), status, message: redact(&message, secret), hint: None }
+    LlmError::Http { url: url.to_string(), status, message, hint: None }
 }
 
 /// `status_error` for an OpenAI-compatible server, with a hint for a bad key
@@ -170,6 +181,8 @@ pub fn server_message(body: &str) -> String {
         Err(_) if body.trim_start().starts_with('<') => strip_tags(body),
         Err(_) => body.to_string(),
     };
+    // A server's text never drives the terminal it is printed on.
+    let text = crate::script::printable(&text);
     truncate(&text.split_whitespace().collect::<Vec<_>>().join(" "), MAX_MESSAGE_CHARS)
 }
 

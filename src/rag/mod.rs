@@ -127,6 +127,7 @@ pub fn ask(
     sink: &mut dyn FnMut(&str) -> bool,
     cancel: &AtomicBool,
 ) -> Result<AskOutcome> {
+    check_length(&opts.question, cfg)?;
     if opts.multi_hop {
         multihop::check_model(model)?;
     }
@@ -160,6 +161,23 @@ pub fn ask(
     }
     let built = run.build(hits, top_score, explain, sink, cancel)?;
     run.finish(built)
+}
+
+/// Refuses a question that would fill more than half the model's context by
+/// itself (a paste gone wrong): no evidence would fit beside it, and a model
+/// server would reject the request anyway.
+fn check_length(question: &str, cfg: &Config) -> Result<()> {
+    let tokens = estimate_tokens(question);
+    let most = cfg.llm.context_tokens / 2;
+    if tokens > most {
+        return Err(crate::error::UserError::new(
+            "bad_input",
+            format!("the question is too long: about {tokens} tokens, and at most {most} (half of llm.context_tokens) leave room for evidence"),
+        )
+        .with_hint("ask a shorter question; to search a long text, save it as a note and `kebab ingest` it")
+        .into());
+    }
+    Ok(())
 }
 
 /// An answer built but not yet saved, with what explains it.

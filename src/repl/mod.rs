@@ -127,9 +127,9 @@ impl Repl {
 
     fn say_error(&self, message: &str, hint: Option<&str>) {
         let s = owo_colors::Style::new();
-        let _ = self.out.line(format!("{} {message}", self.out.paint("error:", s.red().bold())));
+        let _ = self.out.line(format!("{} {}", self.out.paint("error:", s.red().bold()), printable(message)));
         if let Some(h) = hint {
-            let _ = self.out.line(format!("{} {h}", self.out.paint("hint:", s.cyan())));
+            let _ = self.out.line(format!("{} {}", self.out.paint("hint:", s.cyan()), printable(h)));
         }
     }
 

@@ -61,16 +61,45 @@ impl Store {
 
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
-        if !readonly {
-            conn.pragma_update(None, "journal_mode", "WAL")
-                .with_context(|| format!("{} is not a usable SQLite database", path.display()))?;
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-        }
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-
         let mut store = Store { conn, path: path.to_path_buf(), readonly };
+        // Read the level before anything writes: switching a newer kebab's
+        // database to WAL would already rewrite its header.
+        store.check_level()?;
+        if !readonly {
+            store
+                .conn
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(|e| store.unusable(e))?;
+            store.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        store.conn.pragma_update(None, "foreign_keys", "ON")?;
         store.migrate()?;
         Ok(store)
+    }
+
+    /// The error for a file SQLite cannot read as a database.
+    fn unusable(&self, e: rusqlite::Error) -> anyhow::Error {
+        anyhow::Error::new(e).context(format!("{} is not a usable SQLite database", self.path.display()))
+    }
+
+    /// Refuses a database from a newer kebab, before anything touches it.
+    fn check_level(&self) -> Result<i64> {
+        let level = self.schema_level().map_err(|e| match e.downcast::<rusqlite::Error>() {
+            Ok(e) => self.unusable(e),
+            Err(e) => e,
+        })?;
+        if level > SCHEMA_LEVEL {
+            return Err(UserError::new(
+                "schema_too_new",
+                format!(
+                    "database {} has schema level {level}, newer than this kebab understands ({SCHEMA_LEVEL})",
+                    self.path.display()
+                ),
+            )
+            .with_hint("upgrade kebab; the database was left untouched")
+            .into());
+        }
+        Ok(level)
     }
 
     pub fn path(&self) -> &Path {
@@ -90,20 +119,7 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<()> {
-        let level = self
-            .schema_level()
-            .with_context(|| format!("{} is not a usable SQLite database", self.path.display()))?;
-        if level > SCHEMA_LEVEL {
-            return Err(UserError::new(
-                "schema_too_new",
-                format!(
-                    "database {} has schema level {level}, newer than this kebab understands ({SCHEMA_LEVEL})",
-                    self.path.display()
-                ),
-            )
-            .with_hint("upgrade kebab; the database was left untouched")
-            .into());
-        }
+        let level = self.check_level()?;
         if level == SCHEMA_LEVEL {
             return Ok(());
         }

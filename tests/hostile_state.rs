@@ -1,0 +1,168 @@
+//! Hostile state around the notes: malformed config values, and a database
+//! file kebab cannot use (a newer schema level, not SQLite at all, cut
+//! short). Every command must refuse with an error naming the file and what
+//! to do, never panic, and leave the file's bytes exactly as they were.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::Env;
+
+fn run(env: &Env, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = env.run(args);
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// (config text, the key the error must name)
+const BAD_CONFIGS: &[(&str, &str)] = &[
+    ("[search]\ndefault_k = \"many\"\n", "search.default_k"),
+    ("[workspace]\nmax_file_bytes = -5\n", "workspace.max_file_bytes"),
+    ("[search]\ndefault_k = 99999999999999999999999\n", "search.default_k"),
+    ("[rag]\nmax_context_tokens = 1e12\n", "rag.max_context_tokens"),
+    ("[llm]\nprovider = \"gpt-9\"\n", "llm.provider"),
+    ("[llm]\nprovider = \"\"\n", "llm.provider"),
+    ("[llm]\nmodle = \"x\"\n", "modle"),
+    ("[llm]\nbase_url = \"localhost:11434\"\n", "llm.base_url"),
+    ("[embedding]\nbase_url = \"\"\n", "embedding.base_url"),
+    ("[search]\ndefault_mode = \"\"\n", "search.default_mode"),
+    ("[llm]\ntemperature = nan\n", "llm.temperature"),
+    ("[llm]\nmodel = \"\"\n", "llm.model"),
+    ("[rag.score_gate]\nlexical = -0.5\n", "rag.score_gate.lexical"),
+    ("workspace = 3\n", "workspace"),
+    ("[llm\nprovider = \"ollama\"\n", "line 1"),
+    ("[nonsense]\nx = 1\n", "nonsense"),
+    ("\u{0}\u{1}binary", "line 1"),
+];
+
+#[test]
+fn a_malformed_config_value_is_a_clear_error_naming_the_file_and_key() {
+    let env = Env::new();
+    env.write("notes/a.md", "# A\n\nkettle\n");
+    for (text, key) in BAD_CONFIGS {
+        env.write("config/kebab/config.toml", text);
+        for args in [vec!["search", "kettle"], vec!["config", "show"], vec!["ingest", env.notes().to_str().unwrap()]] {
+            let (code, stdout, stderr) = run(&env, &args);
+            assert!(!stderr.contains("panicked"), "{text:?}: {stderr}");
+            // Bad input (the documented contract: a bad config exits 1).
+            assert_eq!(code, Some(1), "{text:?} {args:?}: {stdout} {stderr}");
+            assert!(stderr.contains("config/kebab/config.toml"), "{text:?}: names the file: {stderr}");
+            assert!(stderr.contains(key), "{text:?}: names {key}: {stderr}");
+            assert!(stderr.contains("hint:") || stderr.contains("must"), "{text:?}: says what to do: {stderr}");
+        }
+    }
+    // Nothing was created on the way to the error.
+    assert!(!env.database().exists());
+}
+
+#[test]
+fn doctor_reports_a_malformed_config_instead_of_panicking() {
+    let env = Env::new();
+    for (text, key) in BAD_CONFIGS {
+        env.write("config/kebab/config.toml", text);
+        let (code, stdout, stderr) = run(&env, &["doctor"]);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(code, Some(2), "{text:?}: doctor reports failure: {stdout}");
+        assert!(stdout.contains(key) || stdout.contains("line"), "{text:?}: {stdout}");
+    }
+}
+
+fn hash(path: &std::path::Path) -> blake3::Hash {
+    blake3::hash(&std::fs::read(path).unwrap())
+}
+
+/// Every command that opens the database, read and write.
+fn every_command(env: &Env) -> Vec<Vec<String>> {
+    let notes = env.notes().to_string_lossy().into_owned();
+    [
+        vec!["ingest", notes.as_str()],
+        vec!["search", "kettle"],
+        vec!["--readonly", "search", "kettle"],
+        vec!["ask", "kettle?"],
+        vec!["docs"],
+        vec!["stats"],
+        vec!["sessions", "list"],
+        vec!["sessions", "rm", "x"],
+        vec!["init"],
+    ]
+    .into_iter()
+    .map(|v| v.into_iter().map(String::from).collect())
+    .collect()
+}
+
+/// Runs every command (and a REPL) against the database as it is, and checks
+/// each refuses with `expect` in its message, and the file is unchanged.
+fn refused_without_damage(env: &Env, expect: &str) {
+    let before = hash(&env.database());
+    for args in every_command(env) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, stderr) = run(env, &args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(matches!(code, Some(1) | Some(2)), "{args:?} exited {code:?}: {stderr}");
+        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+        assert!(stderr.contains(env.database().to_str().unwrap()), "{args:?}: names the file: {stderr}");
+        assert!(stderr.contains("hint:"), "{args:?}: says what to do: {stderr}");
+        assert_eq!(hash(&env.database()), before, "{args:?} changed the database file");
+    }
+    let mut child = env.cmd(&["--repl"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // The REPL may refuse and exit before reading: a closed pipe here is fine.
+    let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"kettle?\n");
+    let out = child.wait_with_output().unwrap();
+    assert!(matches!(out.status.code(), Some(1) | Some(2)), "repl: {out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    let (code, stdout, _) = run(env, &["doctor"]);
+    assert_eq!(code, Some(2), "doctor fails: {stdout}");
+    assert!(stdout.contains(expect), "{stdout}");
+    assert_eq!(hash(&env.database()), before, "the file is unchanged");
+}
+
+fn indexed_env() -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/a.md", "# Kettle\n\nThe kettle whistles.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env
+}
+
+#[test]
+fn a_database_from_a_newer_schema_is_refused_by_every_command_byte_for_byte_untouched() {
+    let env = indexed_env();
+    {
+        // A newer kebab that keeps a rollback journal: switching it to WAL
+        // would rewrite its header.
+        let conn = rusqlite::Connection::open(env.database()).unwrap();
+        conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    refused_without_damage(&env, "schema level 99");
+    assert!(!env.path("data/kebab/kebab.db-wal").exists(), "no write-ahead log was started");
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_at_the_database_path_is_refused_untouched() {
+    let env = indexed_env();
+    std::fs::remove_file(env.database()).unwrap();
+    let _ = std::fs::remove_file(env.path("data/kebab/kebab.db-wal"));
+    let _ = std::fs::remove_file(env.path("data/kebab/kebab.db-shm"));
+    env.write("data/kebab/kebab.db", "These are my notes, not a database.\n".repeat(200));
+    refused_without_damage(&env, "not a usable SQLite database");
+}
+
+#[test]
+fn a_truncated_database_is_refused_without_a_panic() {
+    let env = indexed_env();
+    for i in 0..40 {
+        env.write(&format!("notes/n{i}.md"), format!("# Note {i}\n\n{}\n", "kettle water boils ".repeat(200)));
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(!env.path("data/kebab/kebab.db-wal").exists(), "the log was checkpointed on close");
+    let bytes = std::fs::read(env.database()).unwrap();
+    std::fs::write(env.database(), &bytes[..bytes.len() / 2]).unwrap();
+    for args in [vec!["search", "kettle"], vec!["docs"], vec!["stats"], vec!["ask", "does the kettle whistle?"]] {
+        let (code, _, stderr) = run(&env, &args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("malformed") || stderr.contains("not a usable"), "{args:?}: {stderr}");
+        assert!(stderr.contains("hint:"), "{args:?}: says what to do: {stderr}");
+    }
+}
