@@ -258,6 +258,20 @@ fn an_html_page_with_status_200_is_a_clear_error() {
 }
 
 #[test]
+fn a_plain_text_body_with_status_200_is_quoted_as_not_a_stream() {
+    // What `GET /` on an Ollama server answers, as a server on the wrong path might.
+    for (kind, expected) in [
+        (Kind::Ollama, "malformed line from the server: \"Ollama is running\""),
+        (Kind::OpenAi, "expected server-sent events, got \"Ollama is running\""),
+    ] {
+        let server = Server::start(vec![vec![response("200 OK", "text/plain; charset=utf-8", "Ollama is running")]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().ends_with(expected), "{kind:?}: {err}");
+    }
+}
+
+#[test]
 fn stop_after_two_pieces_returns_promptly_with_the_partial_text() {
     for kind in BOTH {
         let script = vec![
