@@ -150,7 +150,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     if let Some(err) = outcome.error {
         // A model failure is a runtime failure (exit 2); the partial answer is saved.
-        return Err(anyhow::Error::new(err).context("the answer was cut short and saved as aborted"));
+        let lead = rag::generate::failure_lead(&err, outcome.answer_id.is_some());
+        return Err(anyhow::Error::new(err).context(lead));
     }
     if cancel.load(Ordering::SeqCst) {
         return Ok(130);

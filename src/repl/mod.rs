@@ -158,7 +158,8 @@ impl Repl {
             self.out.line(printable(&a.answer))?;
         }
         if let Some(err) = &outcome.error {
-            self.say_error(&format!("the answer was cut short and saved as aborted: {err}"), err.hint().as_deref());
+            let lead = crate::rag::generate::failure_lead(err, outcome.answer_id.is_some());
+            self.say_error(&format!("{lead}: {err}"), err.hint().as_deref());
         } else if self.cancel.swap(false, Ordering::SeqCst) {
             self.out.line("(stopped: the partial answer is kept as this turn)")?;
         }

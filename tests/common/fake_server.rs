@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 /// One thing the fake server does on a connection.
+#[derive(Clone)]
 pub enum Step {
     Send(Vec<u8>),
     Wait(Duration),
