@@ -410,8 +410,14 @@ fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, 
     }
 
     // The partial text: shown as it arrived, and saved as the aborted answer.
+    // Without any, no blank answer is printed: the error comes right after the question.
     if !expect.partial.is_empty() {
         check(ran.stdout.contains(expect.partial), format!("partial {:?} not shown", expect.partial));
+    } else if front == Front::Ask {
+        check(ran.stdout.starts_with(&format!("{}/qwen · ", kind.provider())), "stdout is not just the footer".into());
+    } else {
+        let after = format!("kebab[s]> {QUESTION}\nerror: ");
+        check(ran.stdout.contains(&after), "the error does not follow the question".into());
     }
     let rows = saved(&env);
     let aborted = (expect.partial.to_string(), Some("llm_stream_aborted".to_string()));

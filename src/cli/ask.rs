@@ -139,7 +139,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     } else {
         if streamed {
             ctx.out.line("")?;
-        } else {
+        } else if !a.answer.is_empty() {
+            // Empty only when the model failed before any text: the error says so.
             ctx.out.line(printable(&a.answer))?;
         }
         answer::print_sources(&ctx.out, a)?;

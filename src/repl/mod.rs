@@ -153,8 +153,9 @@ impl Repl {
         let a = &outcome.answer;
         if streamed {
             self.out.line("")?;
-        } else {
-            // Refused before anything was written (the gate, a failed decomposition).
+        } else if !a.answer.is_empty() {
+            // Refused before anything was written (the gate, a failed decomposition);
+            // empty only when the model failed before any text, which the error says.
             self.out.line(printable(&a.answer))?;
         }
         if let Some(err) = &outcome.error {
