@@ -482,3 +482,22 @@ fn every_model_server_fault_gives_a_clear_message_keeps_partial_text_and_never_h
     eprintln!("{} cells in {:?}", FAULTS.len() * 4, started.elapsed());
     assert!(failures.is_empty(), "{} failing cells:\n\n{}", failures.len(), failures.join("\n\n"));
 }
+
+#[test]
+fn with_json_a_model_failure_prints_one_error_document() {
+    // `--json` promises one document on stdout: for a failure, `error.v1`
+    // (the partial answer is still saved, as without `--json`).
+    let base = indexed();
+    let target = Target::new(Fault::CutMidStream, Kind::Ollama, false);
+    let env = cell_env(&base, Kind::Ollama, &target.base_url());
+    let ran = run(&env, &["--json", "ask", QUESTION], "", TIMEOUT + SLACK);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", ran.stdout));
+    assert_eq!(doc["schema_version"], "error.v1");
+    assert_eq!(doc["code"], "llm");
+    let message = doc["message"].as_str().unwrap();
+    assert!(message.contains("the answer was cut short; the partial text is saved as aborted"), "{message}");
+    assert!(message.contains("closed the connection mid-answer"), "{message}");
+    assert_eq!(saved(&env), vec![(PARTIAL.to_string(), Some("llm_stream_aborted".to_string()), None)]);
+}

@@ -134,8 +134,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let a = &outcome.answer;
 
     if ctx.out.json {
-        let explain = args.explain.then(|| outcome.explain.record());
-        ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
+        // One document on stdout: a model failure prints its `error.v1` instead (below).
+        if outcome.error.is_none() {
+            let explain = args.explain.then(|| outcome.explain.record());
+            ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
+        }
     } else {
         if streamed {
             ctx.out.line("")?;
