@@ -15,6 +15,7 @@
 //! connect itself hangs: the fixed 5 s connect budget applies).
 //!
 //! All cells run at once, each kebab on its own copy of one indexed database.
+//! A last test pins `--json`: a failure prints one `error.v1` document.
 
 mod common;
 
@@ -232,7 +233,7 @@ impl Target {
                 let addr = listener.local_addr().unwrap();
                 // Connect until one connect hangs: the backlog is full from then on.
                 let mut held = Vec::new();
-                while let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_millis(300)) {
+                while let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
                     held.push(s);
                     assert!(held.len() < 10_000, "the backlog of {addr} never filled");
                 }
