@@ -52,6 +52,7 @@ enum Fault {
     Error500,
     StallAfterHeaders,
     StallMidStream,
+    KeepAlivesOnly,
     CutMidStream,
     MalformedLine,
     HugeLine,
@@ -59,7 +60,7 @@ enum Fault {
     TextPlain200,
 }
 
-const FAULTS: [Fault; 12] = [
+const FAULTS: [Fault; 13] = [
     Fault::Refused,
     Fault::NeverAccepted,
     Fault::BacklogFull,
@@ -67,6 +68,7 @@ const FAULTS: [Fault; 12] = [
     Fault::Error500,
     Fault::StallAfterHeaders,
     Fault::StallMidStream,
+    Fault::KeepAlivesOnly,
     Fault::CutMidStream,
     Fault::MalformedLine,
     Fault::HugeLine,
@@ -111,6 +113,13 @@ impl Fault {
             }
             Fault::StallAfterHeaders => vec![head(), wait(STALL_MS)],
             Fault::StallMidStream => [vec![head()], half().into(), vec![wait(STALL_MS)]].concat(),
+            // Text, then only what a proxy sends to keep the connection open
+            // (an SSE comment; for NDJSON a blank line), every 200 ms, for a minute.
+            Fault::KeepAlivesOnly => {
+                let ping = if kind == Kind::Ollama { "\n" } else { ": keep-alive\n\n" };
+                let pings = (0..STALL_MS / 200).flat_map(|_| [chunk(ping), wait(200)]);
+                [vec![head()], half().into(), pings.collect()].concat()
+            }
             // The socket closes inside the chunked body: no terminating chunk.
             Fault::CutMidStream => [vec![head()], half().into()].concat(),
             Fault::MalformedLine => {
@@ -165,7 +174,7 @@ impl Fault {
             Fault::StallAfterHeaders => {
                 (vec!["the model server at {url} sent nothing for 1 s"], Some("raise llm.timeout_secs"), "", TIMEOUT)
             }
-            Fault::StallMidStream => {
+            Fault::StallMidStream | Fault::KeepAlivesOnly => {
                 (vec!["the model server at {url} sent nothing for 1 s"], Some("raise llm.timeout_secs"), PARTIAL, TIMEOUT)
             }
             Fault::CutMidStream => {

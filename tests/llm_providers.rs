@@ -145,6 +145,22 @@ fn a_stall_mid_stream_times_out_keeping_the_partial_text() {
 }
 
 #[test]
+fn keep_alives_without_text_time_out_keeping_the_partial_text() {
+    // A proxy keeps the connection busy (SSE comments; blank NDJSON lines) but no answer comes.
+    for kind in BOTH {
+        let ping = if matches!(kind, Kind::OpenAi) { ": keep-alive\n\n" } else { "\n" };
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("Half")];
+        script.extend((0..50).flat_map(|_| [chunk(ping), wait(100)]));
+        let server = Server::start(vec![script]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { secs: 1, .. }), "{kind:?}: {err:?}");
+        assert_eq!(err.partial(), "Half");
+    }
+}
+
+#[test]
 fn a_connection_cut_mid_stream_is_a_stream_error_keeping_the_partial_text() {
     for kind in BOTH {
         // The socket closes inside the chunked body: no terminating chunk.

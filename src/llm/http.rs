@@ -7,7 +7,9 @@
 //! socket read is bounded by the idle timeout (ureq's `timeout_per_read`,
 //! which restarts for each read). No total budget is set, so a long answer
 //! that keeps streaming is never cut, while a server that goes quiet for the
-//! idle timeout — before the headers or mid-body — is.
+//! idle timeout — before the headers or mid-body — is. Lines that carry
+//! nothing (keep-alive comments, blank lines) do not count as streaming
+//! (`Quiet`), so a server sending only those is cut as well.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
@@ -226,6 +228,34 @@ pub fn temperature(t: f32) -> f64 {
 /// Whole seconds for messages, rounded up so a sub-second timeout is not "0 s".
 pub fn secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+/// The idle timeout for a server that keeps the connection busy with lines
+/// carrying nothing (keep-alive comments, blank lines): each read succeeds, so
+/// the per-read timeout never fires, yet no answer comes. Such lines count as
+/// silence; any event counts as progress.
+pub struct Quiet {
+    since: Instant,
+    limit: Duration,
+}
+
+impl Quiet {
+    pub fn new(limit: Duration) -> Quiet {
+        Quiet { since: Instant::now(), limit }
+    }
+
+    /// An event arrived.
+    pub fn progress(&mut self) {
+        self.since = Instant::now();
+    }
+
+    /// After a line with nothing in it: a timeout once that has gone on too long.
+    pub fn check(&self, url: &str, partial: &str) -> Result<(), LlmError> {
+        if self.since.elapsed() > self.limit {
+            return Err(LlmError::Timeout { url: url.to_string(), secs: secs(self.limit), partial: partial.to_string() });
+        }
+        Ok(())
+    }
 }
 
 /// Reads a body line by line, never holding more than `max` bytes of one line.

@@ -155,6 +155,7 @@ impl OpenAi {
         // body that ends with only such lines was not a stream of events at all.
         let mut stray: Option<String> = None;
         let mut events = 0usize;
+        let mut quiet = http::Quiet::new(self.timeout);
         loop {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,
@@ -184,14 +185,17 @@ impl OpenAi {
                 if stray.is_none() && !is_sse_field(&line) {
                     stray = Some(line);
                 }
+                quiet.check(url, &answer.text)?;
                 continue;
             };
             if data == "[DONE]" {
                 return Ok(answer.finish(usage, false));
             }
             if data.is_empty() {
+                quiet.check(url, &answer.text)?;
                 continue;
             }
+            quiet.progress();
             let Ok(event) = serde_json::from_str::<Value>(data) else {
                 let msg = format!("malformed event from the server: {}", http::excerpt(data));
                 return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
