@@ -53,6 +53,8 @@ enum Fault {
     StallAfterHeaders,
     StallMidStream,
     KeepAlivesOnly,
+    TrickledHead,
+    TrickledLine,
     CutMidStream,
     MalformedLine,
     HugeLine,
@@ -60,7 +62,7 @@ enum Fault {
     TextPlain200,
 }
 
-const FAULTS: [Fault; 13] = [
+const FAULTS: [Fault; 15] = [
     Fault::Refused,
     Fault::NeverAccepted,
     Fault::BacklogFull,
@@ -69,6 +71,8 @@ const FAULTS: [Fault; 13] = [
     Fault::StallAfterHeaders,
     Fault::StallMidStream,
     Fault::KeepAlivesOnly,
+    Fault::TrickledHead,
+    Fault::TrickledLine,
     Fault::CutMidStream,
     Fault::MalformedLine,
     Fault::HugeLine,
@@ -119,6 +123,16 @@ impl Fault {
                 let ping = if kind == Kind::Ollama { "\n" } else { ": keep-alive\n\n" };
                 let pings = (0..STALL_MS / 200).flat_map(|_| [chunk(ping), wait(200)]);
                 [vec![head()], half().into(), pings.collect()].concat()
+            }
+            // The response head one byte every 200 ms: each read succeeds in time.
+            Fault::TrickledHead => {
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nTransfer-Encoding: chunked\r\n\r\n", kind.content_type());
+                head.bytes().flat_map(|b| [Step::Send(vec![b]), wait(200)]).collect()
+            }
+            // Text, then a line that never ends, one byte every 200 ms.
+            Fault::TrickledLine => {
+                let trickle = (0..STALL_MS / 200).flat_map(|_| [chunk("x"), wait(200)]);
+                [vec![head()], half().into(), trickle.collect()].concat()
             }
             // The socket closes inside the chunked body: no terminating chunk.
             Fault::CutMidStream => [vec![head()], half().into()].concat(),
@@ -176,6 +190,12 @@ impl Fault {
             }
             Fault::StallMidStream | Fault::KeepAlivesOnly => {
                 (vec!["the model server at {url} sent nothing for 1 s"], Some("raise llm.timeout_secs"), PARTIAL, TIMEOUT)
+            }
+            Fault::TrickledHead => {
+                (vec!["the model server at {url} sent nothing for 1 s"], Some("raise llm.timeout_secs"), "", TIMEOUT)
+            }
+            Fault::TrickledLine => {
+                (vec!["the stream from {url} broke: a line took over 1 s to arrive"], None, PARTIAL, TIMEOUT)
             }
             Fault::CutMidStream => {
                 (vec!["the stream from {url} broke: the server closed the connection mid-answer"], None, PARTIAL, TIMEOUT)

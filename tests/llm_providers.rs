@@ -8,7 +8,7 @@ mod common;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::fake_server::{BOTH, Kind, Server, chunk, end, response, stream_head, wait};
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head, wait};
 use kebab::llm::ollama::{self, Ollama};
 use kebab::llm::openai::OpenAi;
 use kebab::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError, Message, Role, Usage};
@@ -156,6 +156,33 @@ fn keep_alives_without_text_time_out_keeping_the_partial_text() {
         let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
         assert!(matches!(err, LlmError::Timeout { secs: 1, .. }), "{kind:?}: {err:?}");
+        assert_eq!(err.partial(), "Half");
+    }
+}
+
+#[test]
+fn a_response_head_trickling_in_times_out() {
+    // One byte every 100 ms: each read is on time, the head takes 8 s.
+    for kind in BOTH {
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nTransfer-Encoding: chunked\r\n\r\n", kind.content_type());
+        let server = Server::start(vec![head.bytes().flat_map(|b| [Step::Send(vec![b]), wait(100)]).collect()]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { secs: 1, .. }), "{kind:?}: {err:?}");
+    }
+}
+
+#[test]
+fn a_line_trickling_in_is_a_stream_error_keeping_the_partial_text() {
+    for kind in BOTH {
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("Half")];
+        script.extend((0..50).flat_map(|_| [chunk("x"), wait(100)]));
+        let server = Server::start(vec![script]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(err.to_string().ends_with("a line took over 1 s to arrive"), "{kind:?}: {err}");
         assert_eq!(err.partial(), "Half");
     }
 }

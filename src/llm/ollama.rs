@@ -91,7 +91,7 @@ impl ChatModel for Ollama {
             return Err(http::html_error(&url, resp));
         }
 
-        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES);
+        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
         let mut answer = Answer::new(started, on_text);
         let mut quiet = http::Quiet::new(self.timeout);
         loop {

@@ -138,7 +138,8 @@ impl ChatModel for OpenAi {
             "application/json" => return self.whole_answer(&url, resp, answer),
             _ => {}
         }
-        self.read_events(&url, Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES), answer)
+        let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
+        self.read_events(&url, lines, answer)
     }
 }
 
