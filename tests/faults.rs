@@ -264,8 +264,12 @@ impl Target {
                 let addr = listener.local_addr().unwrap();
                 // Connect until one connect hangs: the backlog is full from then on.
                 let mut held = Vec::new();
-                while let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
-                    held.push(s);
+                loop {
+                    match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+                        Ok(s) => held.push(s),
+                        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
+                        Err(e) => panic!("filling the backlog of {addr}: {e} (does the kernel reset instead of dropping?)"),
+                    }
                     assert!(held.len() < 10_000, "the backlog of {addr} never filled");
                 }
                 Target::Listener { listener, _held: held }
