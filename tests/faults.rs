@@ -394,6 +394,13 @@ fn saved(env: &Env) -> Vec<(String, Option<String>, Option<i64>)> {
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
 }
 
+/// The assistant messages (earlier answers) in a chat request as the server got it.
+fn assistant_messages(request: &str) -> Vec<String> {
+    let body: serde_json::Value = serde_json::from_str(request.split("\r\n\r\n").nth(1).unwrap_or("")).unwrap_or_default();
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    messages.iter().filter(|m| m["role"] == "assistant").map(|m| m["content"].as_str().unwrap_or("").to_string()).collect()
+}
+
 /// Runs one cell; returns how long kebab took and what is wrong (empty: it passes).
 fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, Vec<String>) {
     let target = Target::new(fault, kind, front == Front::Repl);
@@ -479,6 +486,14 @@ fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, 
                     format!("second turn {:?}", rows.get(1)),
                 );
                 check(shown.contains(HEALTHY), "the healthy answer after the fault is not shown".into());
+                // The next prompt carries the partial text as the earlier answer; a turn
+                // the model never answered is left out rather than sent as an empty reply.
+                let replies = match &target {
+                    Target::Server(server) => server.requests().get(1).map(|r| assistant_messages(r)),
+                    _ => None,
+                };
+                let expected: Vec<String> = [expect.partial].iter().filter(|p| !p.is_empty()).map(|p| p.to_string()).collect();
+                check(replies.as_ref() == Some(&expected), format!("earlier replies in the next prompt: {replies:?}"));
                 check(shown.matches("error:").count() == 1, "more than one error".into());
             } else {
                 check(rows.len() == 1, format!("saved answers {rows:?}"));
