@@ -1,208 +1,30 @@
 //! The Ollama and OpenAI-compatible providers against fake model servers
-//! (plain `TcpListener`s on 127.0.0.1:0 playing a scripted HTTP exchange):
+//! (`common::fake_server`: 127.0.0.1:0 playing a scripted HTTP exchange):
 //! streaming, slow and stalled servers, broken connections, error statuses,
 //! malformed and oversized lines, cancellation, and the API key's handling.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
+mod common;
+
+use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head, wait};
 use kebab::llm::ollama::{self, Ollama};
 use kebab::llm::openai::OpenAi;
 use kebab::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError, Message, Role, Usage};
 use serde_json::json;
 
-/// One thing the fake server does on a connection.
-enum Step {
-    Send(Vec<u8>),
-    Wait(Duration),
+/// The provider that speaks a wire format, as a library object.
+trait ModelOf {
+    fn model(self, url: &str, timeout: Duration) -> Box<dyn ChatModel>;
 }
 
-/// A fake HTTP server: connection n (in accept order) runs script n, then is
-/// closed. Stops (and is joined) when dropped; never lives past 10 s.
-struct Server {
-    url: String,
-    stop: Arc<AtomicBool>,
-    requests: Arc<Mutex<Vec<String>>>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(scripts: Vec<Vec<Step>>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let (stop2, requests2) = (stop.clone(), requests.clone());
-        let handle = thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            let mut scripts = scripts.into_iter();
-            while !stop2.load(Ordering::SeqCst) && Instant::now() < deadline {
-                match listener.accept() {
-                    Ok((socket, _)) => match scripts.next() {
-                        Some(script) => serve(socket, script, &stop2, &requests2),
-                        None => drop(socket),
-                    },
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        Server { url, stop, requests, handle: Some(handle) }
-    }
-
-    fn requests(&self) -> Vec<String> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
-        }
-    }
-}
-
-fn serve(mut socket: TcpStream, script: Vec<Step>, stop: &AtomicBool, requests: &Mutex<Vec<String>>) {
-    let _ = socket.set_nonblocking(false);
-    let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
-    let _ = socket.set_write_timeout(Some(Duration::from_secs(2)));
-    let _ = socket.set_nodelay(true);
-    requests.lock().unwrap().push(read_request(&mut socket));
-    for step in script {
-        match step {
-            Step::Send(bytes) => {
-                if socket.write_all(&bytes).and_then(|_| socket.flush()).is_err() {
-                    return;
-                }
-            }
-            Step::Wait(d) => {
-                let until = Instant::now() + d;
-                while Instant::now() < until && !stop.load(Ordering::SeqCst) {
-                    thread::sleep(Duration::from_millis(10));
-                }
-            }
-        }
-    }
-}
-
-/// Reads the head and a `Content-Length` body; returns them as text.
-fn read_request(socket: &mut TcpStream) -> String {
-    let mut data = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        let text = String::from_utf8_lossy(&data).to_string();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let length = text[..end]
-                .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string()))
-                .and_then(|v| v.parse::<usize>().ok())
-                .unwrap_or(0);
-            if data.len() >= end + 4 + length {
-                return text;
-            }
-        }
-        match socket.read(&mut buf) {
-            Ok(0) | Err(_) => return String::from_utf8_lossy(&data).to_string(),
-            Ok(n) => data.extend_from_slice(&buf[..n]),
-        }
-    }
-}
-
-fn stream_head(content_type: &str) -> Step {
-    Step::Send(
-        format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes(),
-    )
-}
-
-fn chunk(data: &str) -> Step {
-    Step::Send(format!("{:x}\r\n{data}\r\n", data.len()).into_bytes())
-}
-
-fn end() -> Step {
-    Step::Send(b"0\r\n\r\n".to_vec())
-}
-
-fn wait(ms: u64) -> Step {
-    Step::Wait(Duration::from_millis(ms))
-}
-
-fn response(status: &str, content_type: &str, body: &str) -> Step {
-    Step::Send(
-        format!(
-            "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .into_bytes(),
-    )
-}
-
-/// The two wire formats, so each behaviour is pinned for both providers.
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Ollama,
-    OpenAi,
-}
-
-const BOTH: [Kind; 2] = [Kind::Ollama, Kind::OpenAi];
-
-impl Kind {
+impl ModelOf for Kind {
     fn model(self, url: &str, timeout: Duration) -> Box<dyn ChatModel> {
         match self {
             Kind::Ollama => Box::new(Ollama::new(url, "qwen", timeout)),
             Kind::OpenAi => Box::new(OpenAi::new(url, "qwen", None, timeout)),
         }
-    }
-
-    fn content_type(self) -> &'static str {
-        match self {
-            Kind::Ollama => "application/x-ndjson",
-            Kind::OpenAi => "text/event-stream",
-        }
-    }
-
-    fn piece(self, text: &str) -> Step {
-        chunk(&match self {
-            Kind::Ollama => format!(
-                "{}\n",
-                json!({"model": "qwen", "message": {"role": "assistant", "content": text}, "done": false})
-            ),
-            Kind::OpenAi => format!(
-                "data: {}\n\n",
-                json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
-            ),
-        })
-    }
-
-    /// The end of a stream, reporting 11 prompt and 3 completion tokens.
-    fn finish(self) -> Step {
-        chunk(&match self {
-            Kind::Ollama => format!(
-                "{}\n",
-                json!({"model": "qwen", "message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 11, "eval_count": 3})
-            ),
-            Kind::OpenAi => format!(
-                "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
-                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-                json!({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}})
-            ),
-        })
-    }
-
-    /// A complete stream: head, the pieces with `gap` ms between them, the end.
-    fn stream(self, pieces: &[&str], gap: u64) -> Vec<Step> {
-        let mut steps = vec![stream_head(self.content_type())];
-        for p in pieces {
-            steps.push(self.piece(p));
-            steps.push(wait(gap));
-        }
-        steps.extend([self.finish(), end()]);
-        steps
     }
 }
 
@@ -323,6 +145,49 @@ fn a_stall_mid_stream_times_out_keeping_the_partial_text() {
 }
 
 #[test]
+fn keep_alives_without_text_time_out_keeping_the_partial_text() {
+    // A proxy keeps the connection busy (SSE comments; blank NDJSON lines) but no answer comes.
+    for kind in BOTH {
+        let ping = if matches!(kind, Kind::OpenAi) { ": keep-alive\n\n" } else { "\n" };
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("Half")];
+        script.extend((0..50).flat_map(|_| [chunk(ping), wait(100)]));
+        let server = Server::start(vec![script]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { secs: 1, .. }), "{kind:?}: {err:?}");
+        assert_eq!(err.partial(), "Half");
+    }
+}
+
+#[test]
+fn a_response_head_trickling_in_times_out() {
+    // One byte every 100 ms: each read is on time, the head takes 8 s.
+    for kind in BOTH {
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {}\r\nTransfer-Encoding: chunked\r\n\r\n", kind.content_type());
+        let server = Server::start(vec![head.bytes().flat_map(|b| [Step::Send(vec![b]), wait(100)]).collect()]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(matches!(err, LlmError::Timeout { secs: 1, .. }), "{kind:?}: {err:?}");
+    }
+}
+
+#[test]
+fn a_line_trickling_in_is_a_stream_error_keeping_the_partial_text() {
+    for kind in BOTH {
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("Half")];
+        script.extend((0..50).flat_map(|_| [chunk("x"), wait(100)]));
+        let server = Server::start(vec![script]);
+        let started = Instant::now();
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(3), "{kind:?} took {:?}", started.elapsed());
+        assert!(err.to_string().ends_with("a line took over 1 s to arrive"), "{kind:?}: {err}");
+        assert_eq!(err.partial(), "Half");
+    }
+}
+
+#[test]
 fn a_connection_cut_mid_stream_is_a_stream_error_keeping_the_partial_text() {
     for kind in BOTH {
         // The socket closes inside the chunked body: no terminating chunk.
@@ -432,6 +297,20 @@ fn an_html_page_with_status_200_is_a_clear_error() {
         assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
         let text = err.to_string();
         assert!(text.contains("web page") && text.contains("Router login"), "{text}");
+    }
+}
+
+#[test]
+fn a_plain_text_body_with_status_200_is_quoted_as_not_a_stream() {
+    // What `GET /` on an Ollama server answers, as a server on the wrong path might.
+    for (kind, expected) in [
+        (Kind::Ollama, "malformed line from the server: \"Ollama is running\""),
+        (Kind::OpenAi, "expected server-sent events, got \"Ollama is running\""),
+    ] {
+        let server = Server::start(vec![vec![response("200 OK", "text/plain; charset=utf-8", "Ollama is running")]]);
+        let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
+        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(err.to_string().ends_with(expected), "{kind:?}: {err}");
     }
 }
 

@@ -134,12 +134,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let a = &outcome.answer;
 
     if ctx.out.json {
-        let explain = args.explain.then(|| outcome.explain.record());
-        ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
+        // One document on stdout: a model failure prints its `error.v1` instead (below).
+        if outcome.error.is_none() {
+            let explain = args.explain.then(|| outcome.explain.record());
+            ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
+        }
     } else {
         if streamed {
             ctx.out.line("")?;
-        } else {
+        } else if !a.answer.is_empty() {
+            // Empty only when the model failed before any text: the error says so.
             ctx.out.line(printable(&a.answer))?;
         }
         answer::print_sources(&ctx.out, a)?;
@@ -150,7 +154,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     if let Some(err) = outcome.error {
         // A model failure is a runtime failure (exit 2); the partial answer is saved.
-        return Err(anyhow::Error::new(err).context("the answer was cut short and saved as aborted"));
+        let lead = rag::generate::failure_lead(&err, outcome.answer_id.is_some());
+        return Err(anyhow::Error::new(err).context(lead));
     }
     if cancel.load(Ordering::SeqCst) {
         return Ok(130);

@@ -7,7 +7,9 @@
 //! socket read is bounded by the idle timeout (ureq's `timeout_per_read`,
 //! which restarts for each read). No total budget is set, so a long answer
 //! that keeps streaming is never cut, while a server that goes quiet for the
-//! idle timeout — before the headers or mid-body — is.
+//! idle timeout — before the headers or mid-body — is. Lines that carry
+//! nothing (keep-alive comments, blank lines) do not count as streaming
+//! (`Quiet`), so a server sending only those is cut as well.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
@@ -51,6 +53,8 @@ pub fn agent(url: &str, connect: Duration, idle: Duration) -> Agent {
         .timeout_resolve(Some(connect))
         .timeout_connect(Some(connect))
         .timeout_per_read(Some(idle))
+        // The whole head too: a server trickling it a byte at a time passes every per-read timeout.
+        .timeout_recv_response(Some(idle))
         .timeout_per_write(Some(idle))
         // The agent lives for one call: pooling would only keep sockets open.
         .max_idle_connections(0);
@@ -110,6 +114,7 @@ pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> LlmError {
 pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> LlmError {
     match err {
         LineError::TooLong => stream_error(url, format!("a line longer than {MAX_LINE_BYTES} bytes"), partial),
+        LineError::TooSlow(limit) => stream_error(url, format!("a line took over {} s to arrive", secs(limit)), partial),
         LineError::Io(e) => match ureq::Error::from(e) {
             ureq::Error::Timeout(_) => {
                 LlmError::Timeout { url: url.to_string(), secs: secs(idle), partial: partial.to_string() }
@@ -241,21 +246,61 @@ pub fn secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
-/// Reads a body line by line, never holding more than `max` bytes of one line.
+/// The idle timeout for a server that keeps the connection busy with lines
+/// carrying nothing (keep-alive comments, blank lines): each read succeeds, so
+/// the per-read timeout never fires, yet no answer comes. Such lines count as
+/// silence; any event counts as progress.
+pub struct Quiet {
+    since: Instant,
+    limit: Duration,
+}
+
+impl Quiet {
+    pub fn new(limit: Duration) -> Quiet {
+        Quiet { since: Instant::now(), limit }
+    }
+
+    /// An event arrived.
+    pub fn progress(&mut self) {
+        self.since = Instant::now();
+    }
+
+    /// After a line with nothing in it: a timeout once that has gone on too long.
+    pub fn check(&self, url: &str, partial: &str) -> Result<(), LlmError> {
+        if self.since.elapsed() > self.limit {
+            return Err(LlmError::Timeout { url: url.to_string(), secs: secs(self.limit), partial: partial.to_string() });
+        }
+        Ok(())
+    }
+}
+
+/// Reads a body line by line, never holding more than `max` bytes of one line
+/// and, with `within`, never waiting longer than that for one line to complete.
 pub struct Lines<R> {
     inner: BufReader<R>,
     max: usize,
+    within: Option<Duration>,
 }
 
 #[derive(Debug)]
 pub enum LineError {
     Io(io::Error),
     TooLong,
+    /// The line kept arriving a few bytes at a time for longer than this.
+    TooSlow(Duration),
 }
 
 impl<R: Read> Lines<R> {
     pub fn new(reader: R, max: usize) -> Lines<R> {
-        Lines { inner: BufReader::with_capacity(16 * 1024, reader), max }
+        Lines { inner: BufReader::with_capacity(16 * 1024, reader), max, within: None }
+    }
+
+    /// A line must arrive whole within `limit` of its first bytes. A server
+    /// writes each line of a stream at once, so a line that trickles in (each
+    /// read on time, the newline never coming) is a broken stream.
+    pub fn within(mut self, limit: Duration) -> Lines<R> {
+        self.within = Some(limit);
+        self
     }
 
     /// The next line without its `\n` / `\r\n`; `None` at the end of the body.
@@ -263,7 +308,13 @@ impl<R: Read> Lines<R> {
     /// malformed line rather than a read error.
     pub fn next_line(&mut self) -> Result<Option<String>, LineError> {
         let mut line = Vec::new();
+        let mut started: Option<Instant> = None;
         loop {
+            if let (Some(limit), Some(at)) = (self.within, started)
+                && at.elapsed() > limit
+            {
+                return Err(LineError::TooSlow(limit));
+            }
             let available = match self.inner.fill_buf() {
                 Ok(buf) => buf,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -284,6 +335,7 @@ impl<R: Read> Lines<R> {
             }
             line.extend_from_slice(&available[..take]);
             self.inner.consume(if ends_line { take + 1 } else { take });
+            started.get_or_insert_with(Instant::now);
             if ends_line {
                 break;
             }
@@ -407,6 +459,26 @@ mod tests {
         let got = lines(&long, 1000);
         assert_eq!(got.len(), 1);
         assert!(got[0].as_ref().is_err_and(|e| e.contains("TooLong")));
+    }
+
+    #[test]
+    fn a_line_that_trickles_in_past_its_time_is_an_error() {
+        /// A byte per read, 20 ms apart, never a newline.
+        struct Trickle;
+        impl Read for Trickle {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                std::thread::sleep(Duration::from_millis(20));
+                buf[0] = b'x';
+                Ok(1)
+            }
+        }
+        let started = Instant::now();
+        let err = Lines::new(Trickle, 1000).within(Duration::from_millis(100)).next_line().unwrap_err();
+        assert!(matches!(err, LineError::TooSlow(_)), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // Whole lines are not timed at all.
+        let mut lines = Lines::new(&b"a\nb\n"[..], 100).within(Duration::ZERO);
+        assert_eq!(lines.next_line().unwrap().as_deref(), Some("a"));
     }
 
     #[test]

@@ -91,8 +91,9 @@ impl ChatModel for Ollama {
             return Err(http::html_error(&url, resp));
         }
 
-        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES);
+        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
         let mut answer = Answer::new(started, on_text);
+        let mut quiet = http::Quiet::new(self.timeout);
         loop {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,
@@ -103,8 +104,10 @@ impl ChatModel for Ollama {
             };
             let line = line.trim();
             if line.is_empty() {
+                quiet.check(&url, &answer.text)?;
                 continue;
             }
+            quiet.progress();
             let Ok(event) = serde_json::from_str::<Value>(line) else {
                 let msg = format!("malformed line from the server: {}", http::excerpt(line));
                 return Err(http::stream_error(&url, msg, &answer.text));

@@ -138,7 +138,8 @@ impl ChatModel for OpenAi {
             "application/json" => return self.whole_answer(&url, resp, answer),
             _ => {}
         }
-        self.read_events(&url, Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES), answer)
+        let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
+        self.read_events(&url, lines, answer)
     }
 }
 
@@ -151,18 +152,28 @@ impl OpenAi {
     ) -> Result<Completion, LlmError> {
         let mut usage = Usage::default();
         let mut finished = false;
+        // The first line that was not an event, while no event has come: a
+        // body that ends with only such lines was not a stream of events at all.
+        let mut stray: Option<String> = None;
+        let mut events = 0usize;
+        let mut quiet = http::Quiet::new(self.timeout);
         loop {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,
                 // Some servers close without `[DONE]`; a finish reason means the answer is whole.
                 Ok(None) if finished => return Ok(answer.finish(usage, false)),
                 Ok(None) => {
-                    return Err(http::stream_error(url, "the stream ended before the model finished", &answer.text));
+                    let msg = match stray.filter(|_| events == 0) {
+                        Some(line) => format!("expected server-sent events, got {}", http::excerpt(&line)),
+                        None => "the stream ended before the model finished".to_string(),
+                    };
+                    return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
                 }
                 Err(e) => return Err(http::read_error(url, self.timeout, e, &answer.text)),
             };
             // Comments (`: keep-alive`), blank separators and other SSE fields carry no text.
             let data = if let Some(rest) = line.strip_prefix("data:") {
+                events += 1;
                 rest.trim()
             } else if let Some(rest) = line.strip_prefix("error:") {
                 // llama.cpp reports a failure mid-stream as an `error` event.
@@ -172,14 +183,20 @@ impl OpenAi {
                 // A bare JSON line: not SSE, but surface its error if it has one.
                 line.trim()
             } else {
+                if stray.is_none() && !is_sse_field(&line) {
+                    stray = Some(line);
+                }
+                quiet.check(url, &answer.text)?;
                 continue;
             };
             if data == "[DONE]" {
                 return Ok(answer.finish(usage, false));
             }
             if data.is_empty() {
+                quiet.check(url, &answer.text)?;
                 continue;
             }
+            quiet.progress();
             let Ok(event) = serde_json::from_str::<Value>(data) else {
                 let msg = format!("malformed event from the server: {}", http::excerpt(data));
                 return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
@@ -207,6 +224,14 @@ impl OpenAi {
             }
         }
     }
+}
+
+/// A line SSE allows that carries no data: blank, a comment, or a field.
+fn is_sse_field(line: &str) -> bool {
+    line.trim().is_empty()
+        || line.starts_with(':')
+        || ["event:", "id:", "retry:"].iter().any(|f| line.starts_with(f))
+        || ["event", "id", "retry"].contains(&line)
 }
 
 fn usage_of(event: &Value) -> Option<Usage> {

@@ -37,3 +37,15 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
         Err(e) => Generated { text: e.partial().to_string(), usage: Usage::default(), aborted: true, first_token: None, error: Some(e) },
     }
 }
+
+/// How a front end introduces a model failure: whether any text arrived, and
+/// whether the ask was saved (not when read-only) — so a refused connection
+/// is not reported as an answer "cut short".
+pub fn failure_lead(err: &LlmError, saved: bool) -> &'static str {
+    match (err.partial().is_empty(), saved) {
+        (true, true) => "the model did not answer; the question is saved as aborted",
+        (true, false) => "the model did not answer",
+        (false, true) => "the answer was cut short; the partial text is saved as aborted",
+        (false, false) => "the answer was cut short",
+    }
+}

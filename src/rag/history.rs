@@ -3,6 +3,7 @@
 //! has left after the system prompt, the evidence and the question; the oldest
 //! drop first. Old answers lose their `[#n]` markers, which pointed at evidence
 //! the model no longer sees and must not be confused with the new numbering.
+//! A turn without any answer text (the model failed before writing) is left out.
 
 use super::expand::{PriorTurn, clean};
 use crate::script::estimate_tokens;
@@ -31,6 +32,11 @@ pub fn select(turns: &[PriorTurn], max_turns: usize, budget_tokens: usize) -> Hi
             break;
         }
         let h = HistoryTurn { question: t.question.clone(), answer: clean(&t.answer) };
+        // A turn the model never answered (its server failed before any text)
+        // is no exchange: an empty reply would only confuse the next prompt.
+        if h.answer.trim().is_empty() {
+            continue;
+        }
         // Each message carries a few tokens of chat framing.
         let cost = estimate_tokens(&h.question) + estimate_tokens(&h.answer) + 8;
         if used + cost > budget_tokens {
@@ -69,6 +75,17 @@ mod tests {
         assert_eq!(s.turns[1].question, "question 3");
         assert_eq!(s.dropped, 2);
         assert!(select(&turns(3), 8, 0).turns.is_empty());
+    }
+
+    #[test]
+    fn a_turn_the_model_never_answered_is_left_out() {
+        let mut all = turns(3);
+        all[1].answer = String::new();
+        all[1].grounded = false;
+        let s = select(&all, 8, 10_000);
+        let qs: Vec<&str> = s.turns.iter().map(|t| t.question.as_str()).collect();
+        assert_eq!(qs, ["question 0", "question 2"]);
+        assert_eq!(s.dropped, 1);
     }
 
     #[test]

@@ -153,12 +153,14 @@ impl Repl {
         let a = &outcome.answer;
         if streamed {
             self.out.line("")?;
-        } else {
-            // Refused before anything was written (the gate, a failed decomposition).
+        } else if !a.answer.is_empty() {
+            // Refused before anything was written (the gate, a failed decomposition);
+            // empty only when the model failed before any text, which the error says.
             self.out.line(printable(&a.answer))?;
         }
         if let Some(err) = &outcome.error {
-            self.say_error(&format!("the answer was cut short and saved as aborted: {err}"), err.hint().as_deref());
+            let lead = crate::rag::generate::failure_lead(err, outcome.answer_id.is_some());
+            self.say_error(&format!("{lead}: {err}"), err.hint().as_deref());
         } else if self.cancel.swap(false, Ordering::SeqCst) {
             self.out.line("(stopped: the partial answer is kept as this turn)")?;
         }

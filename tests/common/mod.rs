@@ -2,6 +2,8 @@
 //! a throwaway home (config, data dir and XDG paths all inside a temp dir).
 #![allow(dead_code)]
 
+pub mod fake_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -1,0 +1,233 @@
+//! A scripted fake model server for tests: a plain `TcpListener` on
+//! 127.0.0.1:0 where connection n (in accept order) plays script n — bytes to
+//! send and pauses — then is closed. Each connection is served on its own
+//! thread, so a stalled exchange does not hold up the next one (a REPL asks
+//! again after a timeout). `Kind` writes the two wire formats (Ollama NDJSON,
+//! OpenAI server-sent events) so one script serves both providers.
+//! Used by `llm_providers.rs` (the providers as a library) and `faults.rs`
+//! (the same faults through the real binary).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+/// One thing the fake server does on a connection.
+#[derive(Clone)]
+pub enum Step {
+    Send(Vec<u8>),
+    Wait(Duration),
+}
+
+/// The server. Stops (and is joined) when dropped; never lives past 60 s, so
+/// a test that loses it cannot leave it running.
+pub struct Server {
+    pub url: String,
+    stop: Arc<AtomicBool>,
+    requests: Arc<Mutex<Vec<String>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    pub fn start(scripts: Vec<Vec<Step>>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let (stop2, requests2) = (stop.clone(), requests.clone());
+        let handle = thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let mut scripts = scripts.into_iter();
+            let mut connections = Vec::new();
+            while !stop2.load(Ordering::SeqCst) && Instant::now() < deadline {
+                match listener.accept() {
+                    Ok((socket, _)) => match scripts.next() {
+                        Some(script) => {
+                            let (stop, requests) = (stop2.clone(), requests2.clone());
+                            connections.push(thread::spawn(move || serve(socket, script, &stop, &requests)));
+                        }
+                        None => drop(socket),
+                    },
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+            stop2.store(true, Ordering::SeqCst);
+            for c in connections {
+                let _ = c.join();
+            }
+        });
+        Server { url, stop, requests, handle: Some(handle) }
+    }
+
+    /// The requests received so far (head and body), in the order they were read.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn serve(mut socket: TcpStream, script: Vec<Step>, stop: &AtomicBool, requests: &Mutex<Vec<String>>) {
+    let _ = socket.set_nonblocking(false);
+    let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = socket.set_write_timeout(Some(Duration::from_secs(2)));
+    let _ = socket.set_nodelay(true);
+    let request = read_request(&mut socket);
+    requests.lock().unwrap().push(request);
+    for step in script {
+        match step {
+            Step::Send(bytes) => {
+                if socket.write_all(&bytes).and_then(|_| socket.flush()).is_err() {
+                    return;
+                }
+            }
+            Step::Wait(d) => {
+                let until = Instant::now() + d;
+                while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                    thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
+    }
+}
+
+/// Reads the head and a `Content-Length` body; returns them as text.
+fn read_request(socket: &mut TcpStream) -> String {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&data).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string()))
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if data.len() >= end + 4 + length {
+                return text;
+            }
+        }
+        match socket.read(&mut buf) {
+            Ok(0) | Err(_) => return String::from_utf8_lossy(&data).to_string(),
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// A 200 head for a chunked stream of `content_type`.
+pub fn stream_head(content_type: &str) -> Step {
+    Step::Send(
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\r\n").into_bytes(),
+    )
+}
+
+/// One chunk of a chunked body.
+pub fn chunk(data: &str) -> Step {
+    Step::Send(format!("{:x}\r\n{data}\r\n", data.len()).into_bytes())
+}
+
+/// The terminating chunk.
+pub fn end() -> Step {
+    Step::Send(b"0\r\n\r\n".to_vec())
+}
+
+pub fn wait(ms: u64) -> Step {
+    Step::Wait(Duration::from_millis(ms))
+}
+
+/// A whole response with a `Content-Length` body.
+pub fn response(status: &str, content_type: &str, body: &str) -> Step {
+    Step::Send(
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+/// The two wire formats, so each behaviour is pinned for both providers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Ollama,
+    OpenAi,
+}
+
+pub const BOTH: [Kind; 2] = [Kind::Ollama, Kind::OpenAi];
+
+impl Kind {
+    /// The `llm.provider` value that speaks this format.
+    pub fn provider(self) -> &'static str {
+        match self {
+            Kind::Ollama => "ollama",
+            Kind::OpenAi => "openai",
+        }
+    }
+
+    /// The path the provider posts a chat to.
+    pub fn chat_path(self) -> &'static str {
+        match self {
+            Kind::Ollama => "/api/chat",
+            Kind::OpenAi => "/v1/chat/completions",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Kind::Ollama => "application/x-ndjson",
+            Kind::OpenAi => "text/event-stream",
+        }
+    }
+
+    /// One piece of answer text, as model "qwen" streams it.
+    pub fn piece(self, text: &str) -> Step {
+        chunk(&match self {
+            Kind::Ollama => format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": text}, "done": false})
+            ),
+            Kind::OpenAi => format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+            ),
+        })
+    }
+
+    /// The end of a stream, reporting 11 prompt and 3 completion tokens.
+    pub fn finish(self) -> Step {
+        chunk(&match self {
+            Kind::Ollama => format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 11, "eval_count": 3})
+            ),
+            Kind::OpenAi => format!(
+                "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}})
+            ),
+        })
+    }
+
+    /// A complete stream: head, the pieces with `gap` ms between them, the end.
+    pub fn stream(self, pieces: &[&str], gap: u64) -> Vec<Step> {
+        let mut steps = vec![stream_head(self.content_type())];
+        for p in pieces {
+            steps.push(self.piece(p));
+            steps.push(wait(gap));
+        }
+        steps.extend([self.finish(), end()]);
+        steps
+    }
+}
