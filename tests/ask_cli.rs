@@ -6,17 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, fake_ollama, stderr};
-
-fn notes(env: &Env) {
-    env.write(
-        "notes/cargo.md",
-        "# Cargo\n\n## New projects\n\nTo create a new project, run `cargo new hello` in a terminal. Cargo makes a folder with a manifest.\n\n\
-         ## Building\n\nRun `cargo build` to compile the project; the binary lands in the target folder.\n",
-    );
-    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps best at eighty degrees for two minutes.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-}
+use common::{Env, cargo_and_tea_notes, fake_ollama, stderr};
 
 fn extractive(env: &Env) {
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
@@ -32,7 +22,7 @@ fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
 fn the_builtin_model_answers_with_a_quote_and_a_source() {
     let env = Env::new();
     extractive(&env);
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let out = env.ok(&["ask", "How do I create a new project with cargo?"]);
     let first = out.lines().next().unwrap();
     assert!(first.starts_with("\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"), "{out}");
@@ -45,7 +35,7 @@ fn the_builtin_model_answers_with_a_quote_and_a_source() {
 fn an_off_topic_question_is_refused_by_the_gate() {
     let env = Env::new();
     extractive(&env);
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let out = env.run(&["ask", "--fail-on-refusal", "Which tea won the football world cup in 1998?"]);
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -57,7 +47,7 @@ fn an_off_topic_question_is_refused_by_the_gate() {
 fn json_prints_answer_v1_once() {
     let env = Env::new();
     extractive(&env);
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let v = env.json(&["ask", "--explain", "How many minutes does green tea steep?"]);
     assert_eq!(v["schema_version"], "answer.v1");
     assert_eq!(v["grounded"], true, "{v}");
@@ -76,7 +66,7 @@ fn json_prints_answer_v1_once() {
 fn readonly_asks_run_but_are_not_saved() {
     let env = Env::new();
     extractive(&env);
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let out = env.run(&["--readonly", "ask", "How do I build the project with cargo?"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("not saved"));
@@ -88,7 +78,7 @@ fn a_model_server_streams_through_the_cli_and_usage_is_recorded() {
     let env = Env::new();
     let url = fake_ollama("tiny", vec!["Run ", "\"cargo new hello\" ", "[#1]."], Duration::from_millis(10));
     env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"auto\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let v = env.json(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(v["model"]["provider"], "ollama", "auto picks the server that has the model");
     assert_eq!(v["answer"], "Run \"cargo new hello\" [#1].");
@@ -107,7 +97,7 @@ fn auto_without_a_server_uses_the_builtin_model_and_says_so() {
     // A port nobody listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     env.write("config/kebab/config.toml", &format!("[llm]\nbase_url = \"http://127.0.0.1:{port}\"\n"));
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let out = env.run(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("built-in extractive model"), "{}", stderr(&out));
@@ -119,7 +109,7 @@ fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
     let pieces: Vec<&'static str> = vec!["Run ", "\"cargo ", "new ", "hello\" ", "[#1] ", "then ", "wait ", "a ", "long ", "time."];
     let url = fake_ollama("tiny", pieces, Duration::from_millis(400));
     env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let mut child = env
         .cmd(&["ask", "How do I create a new project with cargo?"])
         .stdout(std::process::Stdio::piped())
@@ -150,7 +140,7 @@ fn a_server_that_dies_is_a_clear_error_with_exit_2() {
     let env = Env::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{port}\"\n"));
-    notes(&env);
+    cargo_and_tea_notes(&env);
     let out = env.run(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);

@@ -356,13 +356,7 @@ fn run(env: &Env, args: &[&str], input: &str, deadline: Duration) -> Ran {
 fn indexed() -> Env {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
-    env.write(
-        "notes/cargo.md",
-        "# Cargo\n\n## New projects\n\nTo create a new project, run `cargo new hello` in a terminal. Cargo makes a folder with a manifest.\n\n\
-         ## Building\n\nRun `cargo build` to compile the project; the binary lands in the target folder.\n",
-    );
-    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps best at eighty degrees for two minutes.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    common::cargo_and_tea_notes(&env);
     env
 }
 

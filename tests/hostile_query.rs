@@ -6,11 +6,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use common::{Env, fake_ollama, repl};
+use common::{Env, fake_ollama, read_request, repl};
 
 /// A home with `notes/` indexed (no embedder) and `llm` as the `[llm]` table.
 fn env_with(llm: &str, notes: &[(&str, &str)]) -> Env {
@@ -206,19 +206,7 @@ fn capturing_openai(reply: &'static str) -> (String, Arc<Mutex<Vec<String>>>) {
     std::thread::spawn(move || {
         for conn in listener.incoming().take(16) {
             let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; length];
-            let _ = reader.read_exact(&mut body);
+            let (_, body) = read_request(&conn);
             kept.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
             let json = serde_json::json!({
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],

@@ -129,8 +129,8 @@ pub fn stderr(out: &Output) -> String {
 }
 
 /// Reads one HTTP request (head and `Content-Length` body) off `conn`, so the
-/// client is not cut off mid-send; returns the request line.
-fn read_request(conn: &std::net::TcpStream) -> String {
+/// client is not cut off mid-send; returns the request line and the body.
+pub fn read_request(conn: &std::net::TcpStream) -> (String, Vec<u8>) {
     use std::io::{BufRead, BufReader, Read};
     let mut reader = BufReader::new(conn);
     let mut first = String::new();
@@ -147,7 +147,7 @@ fn read_request(conn: &std::net::TcpStream) -> String {
     }
     let mut body = vec![0u8; length];
     let _ = reader.read_exact(&mut body);
-    first
+    (first, body)
 }
 
 /// A one-connection-at-a-time fake Ollama server on 127.0.0.1:0 that answers
@@ -160,7 +160,7 @@ pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::t
     std::thread::spawn(move || {
         for conn in listener.incoming().take(16) {
             let Ok(mut conn) = conn else { continue };
-            let first = read_request(&conn);
+            let (first, _) = read_request(&conn);
             if first.contains("/api/tags") {
                 let json = format!("{{\"models\":[{{\"name\":\"{model}\"}}]}}");
                 let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
@@ -223,4 +223,16 @@ pub fn fake_openai(replies: Vec<String>) -> String {
         }
     });
     url
+}
+
+/// Two short notes (Cargo with two sections, tea with one), ingested: what the
+/// ask tests question.
+pub fn cargo_and_tea_notes(env: &Env) {
+    env.write(
+        "notes/cargo.md",
+        "# Cargo\n\n## New projects\n\nTo create a new project, run `cargo new hello` in a terminal. Cargo makes a folder with a manifest.\n\n\
+         ## Building\n\nRun `cargo build` to compile the project; the binary lands in the target folder.\n",
+    );
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps best at eighty degrees for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
 }
