@@ -6,6 +6,8 @@
 //! Each bench includes this file with `mod common;` and uses a part of it.
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
