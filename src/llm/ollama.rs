@@ -91,8 +91,23 @@ impl ChatModel for Ollama {
             return Err(http::html_error(&url, resp));
         }
 
-        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES);
-        let mut answer = Answer::new(started, on_text);
+        let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES);
+        self.read_stream(&url, status, lines, Answer::new(started, on_text))
+    }
+}
+
+impl Ollama {
+    /// Reads the NDJSON events of a chat answer from `lines` (the body of a
+    /// response from `url` with success `status`) until the `done` event.
+    /// Public so the stream parser can be fuzzed without a server.
+    pub fn read_stream(
+        &self,
+        url: &str,
+        status: u16,
+        mut lines: Lines<impl std::io::Read>,
+        mut answer: Answer,
+    ) -> Result<Completion, LlmError> {
+        let url = url.to_string();
         loop {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,

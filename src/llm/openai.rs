@@ -143,7 +143,10 @@ impl ChatModel for OpenAi {
 }
 
 impl OpenAi {
-    fn read_events(
+    /// Reads the server-sent events of a chat answer from `lines` (the body
+    /// of a response from `url`) until `[DONE]` or the end after a finish
+    /// reason. Public so the stream parser can be fuzzed without a server.
+    pub fn read_events(
         &self,
         url: &str,
         mut lines: Lines<impl std::io::Read>,
@@ -190,7 +193,7 @@ impl OpenAi {
             }
             if !line.starts_with("data:") {
                 let msg = format!("expected server-sent events, got {}", http::excerpt(data));
-                return Err(http::stream_error(url, msg, &answer.text));
+                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
             }
             if let Some(found) = usage_of(&event) {
                 usage = found;
@@ -235,6 +238,19 @@ mod tests {
         let shown = format!("{:?}", model("http://h:1", Some("sk-secret-123")));
         assert!(!shown.contains("sk-secret-123"), "{shown}");
         assert!(shown.contains("[redacted]"));
+    }
+
+    #[test]
+    fn a_bare_json_line_echoing_the_key_is_reported_without_it() {
+        // Found by the `stream_sse` fuzz check: this error quoted the line unredacted.
+        let key = "sk-secret-123";
+        let body = format!("{{\"echo\": \"Bearer {key}\"}}\n");
+        let mut on_text = |_: &str| Flow::Continue;
+        let answer = Answer::new(Instant::now(), &mut on_text);
+        let err = model("http://h:1", Some(key)).read_events("u", Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains("expected server-sent events") && shown.contains("[redacted]"), "{shown}");
+        assert!(!shown.contains(key), "{shown}");
     }
 
     #[test]
