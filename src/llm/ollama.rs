@@ -126,9 +126,9 @@ impl Ollama {
             };
             if let Some(message) = event.get("error").and_then(|_| http::json_message(&event)) {
                 return Err(if answer.text.is_empty() {
-                    self.with_hint(LlmError::Http { url, status, message: http::server_message(&message), hint: None })
+                    self.with_hint(LlmError::Http { url, status, message: http::error_message(&message), hint: None })
                 } else {
-                    http::stream_error(&url, http::server_message(&message), &answer.text)
+                    http::stream_error(&url, http::error_message(&message), &answer.text)
                 });
             }
             if let Some(piece) = event.pointer("/message/content").and_then(Value::as_str)
