@@ -13,9 +13,12 @@
 #
 # Arguments: [SECONDS_PER_TARGET] [TARGET...]
 # Options:
-#   --cmin            after the runs, replace each fuzz/corpus/<target>/ with a
-#                     minimal set of inputs (libFuzzer -merge=1) covering what
-#                     the committed corpus and the scratch corpus cover
+#   --cmin            after the runs, rewrite each fuzz/corpus/<target>/ as the
+#                     hand-written seeds (seed-*) plus 40 inputs of at most
+#                     4 KB sampled (by hash name) from a minimal set covering
+#                     the code edges of the committed and scratch corpora
+#                     (libFuzzer -set_cover_merge=1 -use_counters=0): the full
+#                     set is hundreds of files and megabytes, too much for git
 #   --sanitizer S     address (default) or none
 #
 # Needs the nightly toolchain (`rustup toolchain install nightly`); installs
@@ -83,18 +86,22 @@ for t in "${targets[@]}"; do
     fi
     runs=$(stat number_of_executed_units "$log")
     rate=$(stat average_exec_per_sec "$log")
-    corpus=$(find "$work" "${seeds[@]}" -type f -printf '%f\n' | sort -u | wc -l)
-    rows+=("$(printf '%-14s %12s %10s %8s %8s %7s' "$t" "${runs:-?}" "${rate:-?}" "$corpus" "$crashes" "$secs")")
+    # The corpus libFuzzer held at the end (its last status line: `corp: N/SIZE`).
+    corpus=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+    rows+=("$(printf '%-14s %12s %10s %8s %8s %7s' "$t" "${runs:-?}" "${rate:-?}" "${corpus:-?}" "$crashes" "$secs")")
 done
 
 if [ "$cmin" -eq 1 ]; then
     for t in "${targets[@]}"; do
         fresh="target/cmin/$t"
         rm -rf "$fresh" && mkdir -p "$fresh"
-        "${fuzz[@]}" "$t" "$fresh" "corpus/$t" "target/corpus-work/$t" -- -merge=1 -max_len=8192 \
-            >"target/fuzz-logs/$t.cmin.log" 2>&1
-        rm -rf "corpus/$t" && mv "$fresh" "corpus/$t"
-        echo "$t: corpus minimised to $(find "corpus/$t" -type f | wc -l) files" >&2
+        "${fuzz[@]}" "$t" "$fresh" "corpus/$t" "target/corpus-work/$t" -- -set_cover_merge=1 -use_counters=0 \
+            -max_len=8192 >"target/fuzz-logs/$t.cmin.log" 2>&1
+        find "corpus/$t" -type f ! -name 'seed-*' -delete
+        find "$fresh" -type f -size -4097c ! -name 'seed-*' -printf '%f\n' | sort | head -40 | while read -r f; do
+            cp "$fresh/$f" "corpus/$t/$f"
+        done
+        echo "$t: minimal set $(find "$fresh" -type f | wc -l) files; committed $(find "corpus/$t" -type f | wc -l)" >&2
     done
 fi
 
