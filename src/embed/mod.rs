@@ -168,7 +168,7 @@ fn server_error(url: &str, error: Option<Value>) -> Result<(), LlmError> {
     match error.filter(|e| !e.is_null()) {
         Some(e) => {
             let message = http::json_message(&serde_json::json!({ "error": e })).unwrap_or_default();
-            Err(http::stream_error(url, http::server_message(&message), ""))
+            Err(http::stream_error(url, http::error_message(&message), ""))
         }
         None => Ok(()),
     }

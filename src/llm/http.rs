@@ -191,6 +191,14 @@ pub fn server_message(body: &str) -> String {
     truncate(&text.split_whitespace().collect::<Vec<_>>().join(" "), MAX_MESSAGE_CHARS)
 }
 
+/// `server_message` for an error the server reported mid-answer (an `error`
+/// event or field). An empty report still gets words, so the error never
+/// ends in a bare "broke: ".
+pub fn error_message(raw: &str) -> String {
+    let message = server_message(raw);
+    if message.is_empty() { "the server reported an error without a message".into() } else { message }
+}
+
 /// The error message in a JSON object, if it has one.
 pub fn json_message(json: &serde_json::Value) -> Option<String> {
     let error = json.get("error");
@@ -490,6 +498,13 @@ mod tests {
         assert_eq!(server_message("<html><h1>502 Bad Gateway</h1></html>"), "502 Bad Gateway");
         let long = "é".repeat(1000);
         assert_eq!(server_message(&long).chars().count(), MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn an_empty_error_report_still_says_what_happened() {
+        assert_eq!(error_message(""), "the server reported an error without a message");
+        assert_eq!(error_message("  \n "), "the server reported an error without a message");
+        assert_eq!(error_message(r#"{"error":{"message":"boom"}}"#), "boom");
     }
 
     #[test]

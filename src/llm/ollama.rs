@@ -91,8 +91,23 @@ impl ChatModel for Ollama {
             return Err(http::html_error(&url, resp));
         }
 
-        let mut lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
-        let mut answer = Answer::new(started, on_text);
+        let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
+        self.read_stream(&url, status, lines, Answer::new(started, on_text))
+    }
+}
+
+impl Ollama {
+    /// Reads the NDJSON events of a chat answer from `lines` (the body of a
+    /// response from `url` with success `status`) until the `done` event.
+    /// Public so the stream parser can be fuzzed without a server.
+    pub fn read_stream(
+        &self,
+        url: &str,
+        status: u16,
+        mut lines: Lines<impl std::io::Read>,
+        mut answer: Answer,
+    ) -> Result<Completion, LlmError> {
+        let url = url.to_string();
         let mut quiet = http::Quiet::new(self.timeout);
         loop {
             let line = match lines.next_line() {
@@ -114,9 +129,9 @@ impl ChatModel for Ollama {
             };
             if let Some(message) = event.get("error").and_then(|_| http::json_message(&event)) {
                 return Err(if answer.text.is_empty() {
-                    self.with_hint(LlmError::Http { url, status, message: http::server_message(&message), hint: None })
+                    self.with_hint(LlmError::Http { url, status, message: http::error_message(&message), hint: None })
                 } else {
-                    http::stream_error(&url, http::server_message(&message), &answer.text)
+                    http::stream_error(&url, http::error_message(&message), &answer.text)
                 });
             }
             if let Some(piece) = event.pointer("/message/content").and_then(Value::as_str)

@@ -102,7 +102,7 @@ impl OpenAi {
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
         if json.get("error").is_some_and(|e| !e.is_null()) {
             let message = http::json_message(&json).unwrap_or_default();
-            return Err(http::stream_error(url, http::redact(&http::server_message(&message), self.secret()), ""));
+            return Err(http::stream_error(url, http::redact(&http::error_message(&message), self.secret()), ""));
         }
         let Some(text) = json.pointer("/choices/0/message/content").and_then(Value::as_str) else {
             return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
@@ -144,7 +144,10 @@ impl ChatModel for OpenAi {
 }
 
 impl OpenAi {
-    fn read_events(
+    /// Reads the server-sent events of a chat answer from `lines` (the body
+    /// of a response from `url`) until `[DONE]` or the end after a finish
+    /// reason. Public so the stream parser can be fuzzed without a server.
+    pub fn read_events(
         &self,
         url: &str,
         mut lines: Lines<impl std::io::Read>,
@@ -177,7 +180,7 @@ impl OpenAi {
                 rest.trim()
             } else if let Some(rest) = line.strip_prefix("error:") {
                 // llama.cpp reports a failure mid-stream as an `error` event.
-                let message = http::server_message(rest);
+                let message = http::error_message(rest);
                 return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
             } else if line.trim_start().starts_with('{') {
                 // A bare JSON line: not SSE, but surface its error if it has one.
@@ -202,12 +205,12 @@ impl OpenAi {
                 return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
             };
             if event.get("error").is_some_and(|e| !e.is_null()) {
-                let message = http::server_message(&http::json_message(&event).unwrap_or_default());
+                let message = http::error_message(&http::json_message(&event).unwrap_or_default());
                 return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
             }
             if !line.starts_with("data:") {
                 let msg = format!("expected server-sent events, got {}", http::excerpt(data));
-                return Err(http::stream_error(url, msg, &answer.text));
+                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
             }
             if let Some(found) = usage_of(&event) {
                 usage = found;
@@ -260,6 +263,30 @@ mod tests {
         let shown = format!("{:?}", model("http://h:1", Some("sk-secret-123")));
         assert!(!shown.contains("sk-secret-123"), "{shown}");
         assert!(shown.contains("[redacted]"));
+    }
+
+    #[test]
+    fn a_bare_json_line_echoing_the_key_is_reported_without_it() {
+        // Found by the `stream_sse` fuzz check: this error quoted the line unredacted.
+        let key = "sk-secret-123";
+        let body = format!("{{\"echo\": \"Bearer {key}\"}}\n");
+        let mut on_text = |_: &str| Flow::Continue;
+        let answer = Answer::new(Instant::now(), &mut on_text);
+        let err = model("http://h:1", Some(key)).read_events("u", Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains("expected server-sent events") && shown.contains("[redacted]"), "{shown}");
+        assert!(!shown.contains(key), "{shown}");
+    }
+
+    #[test]
+    fn an_error_event_without_a_message_still_says_what_happened() {
+        // Found by the `stream_sse` fuzz target: `error:` with nothing after it gave "… broke: ".
+        for body in ["error: \n", "data: {\"error\": \"\"}\n", "data: {\"error\": {\"message\": \" \"}}\n"] {
+            let mut on_text = |_: &str| Flow::Continue;
+            let answer = Answer::new(Instant::now(), &mut on_text);
+            let err = model("http://h:1", None).read_events("u", Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
+            assert!(err.to_string().ends_with("the server reported an error without a message"), "{body:?}: {err}");
+        }
     }
 
     #[test]
