@@ -249,6 +249,7 @@ fn check_lines(body: &[u8], max: usize, step: usize) {
                 return;
             }
             Err(LineError::Io(e)) => panic!("read error from a slice: {e}"),
+            Err(LineError::TooSlow(limit)) => panic!("no time limit was set, yet a line took over {limit:?}"),
         }
     }
     assert!(matches!(reader.next_line(), Ok(None)), "line reader invented a line");
@@ -299,7 +300,7 @@ fn run_stream(data: &[u8], parse: impl FnOnce(Lines<Trickle>, Answer) -> Result<
 
 /// Ollama's NDJSON chat stream.
 pub fn stream_ndjson(data: &[u8]) {
-    let model = Ollama::new("http://127.0.0.1:9", "m", std::time::Duration::from_secs(1));
+    let model = Ollama::new("http://127.0.0.1:9", "m", std::time::Duration::from_secs(60));
     run_stream(data, |lines, answer| model.read_stream("http://127.0.0.1:9/api/chat", 200, lines, answer));
 }
 
@@ -307,7 +308,7 @@ pub fn stream_ndjson(data: &[u8]) {
 /// appear in an error.
 pub fn stream_sse(data: &[u8]) {
     const KEY: &str = "sk-fuzz-secret";
-    let model = OpenAi::new("http://127.0.0.1:9", "m", Some(KEY.into()), std::time::Duration::from_secs(1));
+    let model = OpenAi::new("http://127.0.0.1:9", "m", Some(KEY.into()), std::time::Duration::from_secs(60));
     let mut shown = None;
     run_stream(data, |lines, answer| {
         let result = model.read_events("http://127.0.0.1:9/v1/chat/completions", lines, answer);
