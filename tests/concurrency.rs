@@ -11,7 +11,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -142,14 +142,7 @@ fn run_load(env: &Env, load: Load) -> Ran {
             (t.elapsed(), problems("ingest", &out))
         });
         let repl = s.spawn(|| {
-            let mut child = env
-                .cmd(&["--repl", "--session", "S0"])
-                .current_dir(env.path(""))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn kebab --repl");
+            let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "S0"]).current_dir(env.path("")));
             let mut stdin = child.stdin.take().unwrap();
             // One question at a time, a little apart, as someone typing would.
             let writer = s.spawn(|| {

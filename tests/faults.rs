@@ -24,7 +24,7 @@ mod common;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -314,14 +314,7 @@ struct Ran {
 /// Runs kebab, killing it if it outlives `deadline` (then `code` is None).
 fn run(env: &Env, args: &[&str], input: &str, deadline: Duration) -> Ran {
     let started = Instant::now();
-    let mut child: Child = env
-        .cmd(args)
-        .current_dir(env.path(""))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kebab");
+    let mut child: Child = common::spawn_piped(env.cmd(args).current_dir(env.path("")));
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_string();
     let writer = thread::spawn(move || {

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::process::Stdio;
 
 use common::Env;
 
@@ -104,7 +103,7 @@ fn refused_without_damage(env: &Env, expect: &str) {
         assert!(stderr.contains("hint:"), "{args:?}: says what to do: {stderr}");
         assert_eq!(hash(&env.database()), before, "{args:?} changed the database file");
     }
-    let mut child = env.cmd(&["--repl"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = common::spawn_piped(&mut env.cmd(&["--repl"]));
     // The REPL may refuse and exit before reading: a closed pipe here is fine.
     let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"kettle?\n");
     let out = child.wait_with_output().unwrap();

@@ -13,7 +13,6 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use common::Env;
@@ -108,15 +107,7 @@ fn config(llm_url: &str, emb_url: &str) -> String {
 /// Runs `kebab ARGS` with the key in the environment and `input` on stdin;
 /// fails if the key shows on either stream. Returns (exit code, stdout, stderr).
 fn run(env: &Env, args: &[&str], input: &str) -> (Option<i32>, String, String) {
-    let mut child = env
-        .cmd(args)
-        .env(KEY_VAR, KEY)
-        .current_dir(env.path(""))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_piped(env.cmd(args).env(KEY_VAR, KEY).current_dir(env.path("")));
     // kebab may refuse and exit before reading: a closed pipe here is fine.
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let out = child.wait_with_output().unwrap();

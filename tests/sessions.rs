@@ -110,13 +110,7 @@ fn a_repl_an_ingest_and_parallel_session_asks_share_one_database() {
     }
     let bulk = env.path("bulk");
     let ingest = env.cmd(&["ingest", bulk.to_str().unwrap()]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut repl = env
-        .cmd(&["--repl", "--session", "desk"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut repl = common::spawn_piped(&mut env.cmd(&["--repl", "--session", "desk"]));
     let mut stdin = repl.stdin.take().unwrap();
     let asks: Vec<_> = (0..4)
         .map(|i| {

@@ -107,18 +107,16 @@ pub fn file_lines(path: &Path, start: u64, end: u64) -> String {
     text.lines().skip(start as usize - 1).take((end - start + 1) as usize).collect::<Vec<_>>().join("\n")
 }
 
+/// Starts `cmd` with stdin, stdout and stderr all piped.
+pub fn spawn_piped(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn kebab")
+}
+
 /// Runs `kebab ARGS` with `input` on stdin, in the temp dir; returns (exit
 /// code, stdout, stderr).
 pub fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
     use std::io::Write;
-    let mut child = env
-        .cmd(args)
-        .current_dir(env.path(""))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kebab");
+    let mut child = spawn_piped(env.cmd(args).current_dir(env.path("")));
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
