@@ -6,7 +6,7 @@
 //! it ingests with `kebab::ingest::run`, then puts 50 questions through `kebab::rag::ask`
 //! with two models:
 //!
-//! * `scripted`: `kebab::llm::scripted::Scripted`, zero latency, one short grounded reply
+//! * `scripted`: the tests' `Scripted` model (tests/common/scripted.rs), zero latency, one short grounded reply
 //!   per call (`"word" [#1]`, the word taken from the question). Its first token costs
 //!   next to nothing, so what remains is the pipeline. The score gate is set permissive
 //!   (lexical = lexical_cjk = 0) so that questions reach the model;
@@ -42,14 +42,16 @@ use anyhow::{Context, Result, bail};
 use common::{RUST_BOOK_QUERIES, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, write_corpus};
 use kebab::config::Config;
 use kebab::ingest::{FormatChoice, IngestOptions};
-use kebab::llm::ChatModel;
 use kebab::llm::extractive::Extractive;
-use kebab::llm::scripted::Scripted;
 use kebab::rag::{self, AskOptions};
 use kebab::search::query;
 use kebab::search::engine::Engine;
 use kebab::store::Store;
 use serde_json::json;
+
+#[path = "../tests/common/scripted.rs"]
+mod scripted;
+use scripted::Scripted;
 
 /// Timed passes over the question list per model, after one untimed warm-up pass.
 const ROUNDS: usize = 3;
@@ -142,13 +144,16 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
     let mut permissive = Config::default();
     permissive.rag.score_gate.lexical = 0.0;
     permissive.rag.score_gate.lexical_cjk = 0.0;
+    let mut kb = rag::Kb { cfg: permissive.clone(), store, engine: Engine::lexical(&permissive), model: Box::new(Extractive) };
     let t = Instant::now();
     // Warms SQLite's page and statement caches; not timed.
-    measure(&store, &permissive, Which::Scripted, questions, 1)?;
+    measure(&mut kb, Which::Scripted, questions, 1)?;
     eprintln!("{name}: warm-up pass {:.1}s", t.elapsed().as_secs_f64());
     for (which, cfg) in [(Which::Scripted, &permissive), (Which::Extractive, &Config::default())] {
         let t = Instant::now();
-        let s = measure(&store, cfg, which, questions, ROUNDS)?;
+        kb.cfg = cfg.clone();
+        kb.engine = Engine::lexical(cfg);
+        let s = measure(&mut kb, which, questions, ROUNDS)?;
         let model = match which {
             Which::Scripted => "scripted",
             Which::Extractive => "extractive",
@@ -189,7 +194,7 @@ struct Samples {
     run: Run,
 }
 
-fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], rounds: usize) -> Result<Samples> {
+fn measure(kb: &mut rag::Kb, which: Which, questions: &[String], rounds: usize) -> Result<Samples> {
     let cancel = AtomicBool::new(false);
     let run = Run {
         corpus: String::new(),
@@ -217,17 +222,13 @@ fn measure(store: &Store, cfg: &Config, which: Which, questions: &[String], roun
         for q in questions {
             // A fresh scripted model per call holds exactly this call's reply, whether or
             // not the previous question reached its model (and keeps no request history).
-            let scripted;
-            let model: &dyn ChatModel = match which {
-                Which::Scripted => {
-                    scripted = Scripted::new([scripted_reply(q)]);
-                    &scripted
-                }
-                Which::Extractive => &Extractive,
+            kb.model = match which {
+                Which::Scripted => Box::new(Scripted::new([scripted_reply(q)])),
+                Which::Extractive => Box::new(Extractive),
             };
             let opts = AskOptions::new(q.clone());
             let t = Instant::now();
-            let out = rag::ask(store, &Engine::lexical(cfg), cfg, model, &opts, &mut |_| true, &cancel)?;
+            let out = kb.ask(&opts, &mut |_| true, &cancel)?;
             let wall = t.elapsed().as_secs_f64() * 1000.0;
             if let Some(e) = out.error {
                 bail!("the model failed on {q:?}: {e}");

@@ -197,7 +197,8 @@ fn bench_size(
     let t = Instant::now();
     kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let ids: Vec<i64> = {
-        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id")?;
+        let conn = rusqlite::Connection::open(store.path())?;
+        let mut stmt = conn.prepare("SELECT id FROM chunks ORDER BY id")?;
         stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
     };
     let n = ids.len();
@@ -270,7 +271,9 @@ fn bench_size(
     let put_s = t.elapsed().as_secs_f64();
     drop(batch);
     // As a database left by a finished ingest: the write-ahead log folded in.
-    store.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    // The reference's own connection to the same file, opened once.
+    let raw_conn = rusqlite::Connection::open(store.path())?;
+    raw_conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
     let db_mb = mb(std::fs::metadata(data_dir.join("kebab.db")).map_or(0, |m| m.len()));
     eprintln!("{name}: put_vectors {put_s:.1}s; database {db_mb:.0} MB");
     rows.push(row("put_vectors vectors/s", n as f64 / put_s, None, "", None));
@@ -285,7 +288,7 @@ fn bench_size(
         }
         drop(black_box(loaded));
         let t = Instant::now();
-        let naive = naive_load(store.conn())?;
+        let naive = naive_load(&raw_conn)?;
         let r = t.elapsed().as_secs_f64() * 1000.0;
         if round == 0 && naive.len() != n {
             eprintln!("{name}: the naive load read {} vectors, not {n}", naive.len());
@@ -303,7 +306,7 @@ fn bench_size(
     for _ in 0..LOAD_ROUNDS {
         let t = Instant::now();
         let c: i64 =
-            store.conn().query_row("SELECT count(*) FROM embeddings WHERE model = ?1", [MODEL], |r| r.get(0))?;
+            raw_conn.query_row("SELECT count(*) FROM embeddings WHERE model = ?1", [MODEL], |r| r.get(0))?;
         count_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         black_box(c);
     }

@@ -80,21 +80,82 @@ pub fn estimate_tokens(text: &str) -> usize {
 /// so that text taken from notes can never drive the terminal. Newlines and
 /// tabs are kept.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe_control) {
+    let unsafe_char = |c: char| is_terminal_control(c) && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(
-        text.chars().map(|c| if is_unsafe_control(c) { char::REPLACEMENT_CHARACTER } else { c }).collect(),
-    )
+    std::borrow::Cow::Owned(text.chars().map(|c| if unsafe_char(c) { char::REPLACEMENT_CHARACTER } else { c }).collect())
 }
 
-fn is_unsafe_control(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+/// The one test of terminal safety every output path shares: characters a
+/// terminal would obey rather than show — C0 and C1 controls (ESC, the
+/// one-byte CSI and OSC), DEL — and bidi overrides, which can make
+/// `evil\u{202e}dm.exe` read as `evilexe.md`.
+pub fn is_terminal_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
+
+/// A path or name from the index, made safe for one terminal line: control
+/// characters (newlines in file names, escape sequences) and bidi overrides
+/// (which can make `evil\u{202e}dm.exe` read as `evilexe.md`) are shown escaped.
+pub fn one_line(text: &str) -> String {
+    if !text.chars().any(is_terminal_control) {
+        return text.to_string();
+    }
+    text.chars().map(|c| if is_terminal_control(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+/// JSON text with the control characters serde leaves raw (DEL, the C1
+/// range with its one-byte CSI and OSC, bidi overrides) written as `\uXXXX`:
+/// the same strings to a JSON reader, nothing a terminal would obey.
+/// Outside strings JSON holds none of these, so every occurrence is in one.
+pub fn json_escaped(text: String) -> String {
+    // serde already escapes the C0 controls; `\n` here is layout.
+    let unsafe_char = |c: char| is_terminal_control(c) && c != '\n';
+    if !text.chars().any(unsafe_char) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` on one line (whitespace runs made one space), cut to `max_chars`
+/// with `…` when longer.
+pub fn shorten(text: &str, max_chars: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max_chars) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_escapes_newlines_and_escapes() {
+        assert_eq!(one_line("a\nb\u{1b}[2J"), "a\\nb\\u{1b}[2J");
+        assert_eq!(one_line("plain/path.md"), "plain/path.md");
+        assert_eq!(one_line("evil\u{202e}dm.txt"), "evil\\u{202e}dm.txt");
+    }
+
+    #[test]
+    fn json_escaping_keeps_the_value_and_hides_c1_controls() {
+        let value = serde_json::json!({"t": "a\u{9b}31m\u{1b}]0;x\u{7}\u{202e}b\nc"});
+        let text = json_escaped(serde_json::to_string_pretty(&value).unwrap());
+        assert!(!text.contains(['\u{9b}', '\u{1b}', '\u{7}', '\u{202e}']), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+    }
+
 
     #[test]
     fn hangul_is_cjk_and_latin_is_not() {

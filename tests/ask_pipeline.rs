@@ -7,7 +7,6 @@ use std::time::Duration;
 use kebab::config::Config;
 use kebab::ingest::{self, FormatChoice, IngestOptions};
 use kebab::llm::extractive::Extractive;
-use kebab::llm::scripted::Scripted;
 use kebab::llm::{ChatModel, Role};
 use kebab::rag::render::Template;
 use kebab::rag::{self, AskOptions, AskOutcome};
@@ -15,14 +14,32 @@ use kebab::rag::{self, AskOptions, AskOutcome};
 use kebab::search::engine::Engine;
 use kebab::store::Store;
 
-struct Kb {
+#[path = "common/scripted.rs"]
+mod scripted;
+use scripted::Scripted;
+
+/// Notes ingested into a database of their own.
+struct Notes {
     _dir: tempfile::TempDir,
-    store: Store,
+    db: std::path::PathBuf,
     cfg: Config,
 }
 
+impl Notes {
+    /// The knowledge base over these notes, answered by `model`.
+    fn kb(&self, model: impl ChatModel + 'static) -> rag::Kb {
+        let store = Store::open(&self.db, false).unwrap();
+        rag::Kb { cfg: self.cfg.clone(), store, engine: Engine::lexical(&self.cfg), model: Box::new(model) }
+    }
+
+    /// The database as SQLite sees it, to check what was saved.
+    fn sql(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.db).unwrap()
+    }
+}
+
 /// A small knowledge base written for these tests.
-fn kb() -> Kb {
+fn kb() -> Notes {
     let dir = tempfile::tempdir().unwrap();
     let notes = dir.path().join("notes");
     std::fs::create_dir_all(&notes).unwrap();
@@ -39,30 +56,30 @@ fn kb() -> Kb {
     let cfg = Config::default();
     let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
     ingest::run(&mut store, &cfg, dir.path(), &opts, &mut |_| {}).unwrap();
-    Kb { _dir: dir, store, cfg }
+    Notes { db: dir.path().join("k.db"), _dir: dir, cfg }
 }
 
 fn opts(q: &str) -> AskOptions {
     AskOptions::new(q)
 }
 
-fn ask(kb: &Kb, model: &dyn ChatModel, q: &str) -> AskOutcome {
-    rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, model, &opts(q), &mut |_| true, &AtomicBool::new(false)).unwrap()
+fn ask<M: ChatModel + Clone + 'static>(kb: &Notes, model: &M, q: &str) -> AskOutcome {
+    kb.kb(model.clone()).ask(&opts(q), &mut |_| true, &AtomicBool::new(false)).unwrap()
 }
 
-fn rows(kb: &Kb) -> i64 {
-    kb.store.conn().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap()
+fn rows(kb: &Notes) -> i64 {
+    kb.sql().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap()
 }
 
 #[test]
 fn empty_index_refuses_no_index_without_calling_the_model() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("k.db"), false).unwrap();
+    let notes = Notes { db: dir.path().join("k.db"), _dir: dir, cfg: Config::default() };
     let model = Scripted::new(["never"]);
-    let out = rag::ask(&store, &Engine::lexical(&Config::default()), &Config::default(), &model, &opts("tides"), &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let out = ask(&notes, &model, "tides");
     assert_eq!(out.answer.refusal_reason, Some("no_index"));
     assert!(model.requests().is_empty());
-    let n: i64 = store.conn().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
+    let n = rows(&notes);
     assert_eq!(n, 1);
 }
 
@@ -112,8 +129,7 @@ fn happy_path_is_grounded_with_checked_quote_and_citation() {
     assert!(user.ends_with("When do spring tides happen?"));
     // Stored with its evidence.
     let (grounded, packed): (bool, String) = kb
-        .store
-        .conn()
+        .sql()
         .query_row("SELECT grounded, packed_chunks_json FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert!(grounded && packed.contains("line up, twice a month"));
@@ -178,7 +194,7 @@ fn a_dropped_sink_does_not_stop_generation() {
     let reply = "Spring tides come when \"the sun and the moon line up\" [#1], twice a month.";
     let model = Scripted::new([reply]);
     let mut calls = 0;
-    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
+    let out = kb.kb(model.clone()).ask(&opts("When do spring tides happen?"), &mut |_| {
         calls += 1;
         false
     }, &AtomicBool::new(false))
@@ -195,7 +211,7 @@ fn cancelling_keeps_the_partial_answer_as_aborted() {
         .with_delay(Duration::from_millis(5));
     let cancel = AtomicBool::new(false);
     let mut pieces = 0;
-    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &opts("When do spring tides happen?"), &mut |_| {
+    let out = kb.kb(model.clone()).ask(&opts("When do spring tides happen?"), &mut |_| {
         pieces += 1;
         if pieces == 3 {
             cancel.store(true, Ordering::SeqCst);
@@ -206,7 +222,7 @@ fn cancelling_keeps_the_partial_answer_as_aborted() {
     assert_eq!(out.answer.refusal_reason, Some("llm_stream_aborted"));
     assert!(!out.answer.answer.is_empty() && out.answer.answer.len() < 40, "{:?}", out.answer.answer);
     let (reason, text): (String, String) =
-        kb.store.conn().query_row("SELECT refusal_reason, answer FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        kb.sql().query_row("SELECT refusal_reason, answer FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
     assert_eq!(reason, "llm_stream_aborted");
     assert_eq!(text, out.answer.answer);
 }
@@ -220,7 +236,7 @@ fn usage_comes_from_the_model() {
     // The scripted model counts its whitespace-separated pieces: `"line`, ` up"`, ` [#1]`.
     assert_eq!(out.answer.usage.completion_tokens, Some(3));
     let (p, c): (Option<i64>, Option<i64>) =
-        kb.store.conn().query_row("SELECT prompt_tokens, completion_tokens FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        kb.sql().query_row("SELECT prompt_tokens, completion_tokens FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
     assert_eq!((p.map(|v| v as u32), c), (out.answer.usage.prompt_tokens, Some(3)));
 }
 
@@ -238,8 +254,8 @@ fn every_path_leaves_one_row() {
 #[test]
 fn same_inputs_at_temperature_zero_give_the_same_answer() {
     let kb = kb();
-    let a = ask(&kb, &Extractive, "When do spring tides happen?").answer;
-    let b = ask(&kb, &Extractive, "When do spring tides happen?").answer;
+    let a = ask(&kb, &Extractive::default(), "When do spring tides happen?").answer;
+    let b = ask(&kb, &Extractive::default(), "When do spring tides happen?").answer;
     assert!(a.grounded, "{a:?}");
     assert_eq!(a.answer, b.answer);
     assert_eq!(a.citations.len(), b.citations.len());
@@ -248,7 +264,7 @@ fn same_inputs_at_temperature_zero_give_the_same_answer() {
 #[test]
 fn the_extractive_model_quotes_verifiably() {
     let kb = kb();
-    let a = ask(&kb, &Extractive, "What makes copper kettles tarnish?").answer;
+    let a = ask(&kb, &Extractive::default(), "What makes copper kettles tarnish?").answer;
     assert!(a.grounded, "{a:?}");
     assert!(a.answer.contains("Copper kettles tarnish green"), "{}", a.answer);
     assert!(a.verification.as_ref().unwrap().unsupported.is_empty());
@@ -272,7 +288,7 @@ fn template_v1_skips_quote_verification() {
     let model = Scripted::new(["They line up [#1]."]);
     let mut o = opts("When do spring tides happen?");
     o.template = Some(Template::V1);
-    let out = rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, &model, &o, &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let out = kb.kb(model.clone()).ask(&o, &mut |_| true, &AtomicBool::new(false)).unwrap();
     assert!(out.answer.grounded);
     assert!(out.answer.verification.is_none());
     assert_eq!(out.answer.prompt_template_version, "rag-v1");

@@ -25,8 +25,8 @@ fn set_args<'a>(queries: &'a str, answers: &'a str) -> Vec<&'a str> {
 }
 
 fn answers_rows(env: &Env) -> i64 {
-    let store = kebab::store::Store::open(&env.database(), true).unwrap();
-    store.conn().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap()
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap()
 }
 
 #[test]

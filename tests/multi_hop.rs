@@ -9,17 +9,28 @@ use kebab::config::Config;
 use kebab::error::UserError;
 use kebab::ingest::{self, FormatChoice, IngestOptions};
 use kebab::llm::extractive::Extractive;
-use kebab::llm::scripted::Scripted;
 use kebab::llm::ChatModel;
 use kebab::rag::multihop::{HopKind, HopRecord};
 use kebab::rag::{self, AskOptions, AskOutcome};
 use kebab::search::engine::Engine;
 use kebab::store::Store;
 
-struct Kb {
+#[path = "common/scripted.rs"]
+mod scripted;
+use scripted::Scripted;
+
+/// Notes ingested into a database of their own.
+struct Notes {
     _dir: tempfile::TempDir,
-    store: Store,
+    db: std::path::PathBuf,
     cfg: Config,
+}
+
+impl Notes {
+    /// The database as SQLite sees it, to check what was saved.
+    fn sql(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.db).unwrap()
+    }
 }
 
 const KEEPER_Q: &str = "Who keeps the Gull Rock lighthouse?";
@@ -28,19 +39,21 @@ const QUESTION: &str = "From which harbour does the ferry of the Gull Rock light
 
 /// `fixtures/multihop/` (written for these tests): the answer needs the
 /// keeper's note (which ferry) and the ferries note (where it leaves from).
-fn kb() -> Kb {
+fn kb() -> Notes {
     let dir = tempfile::tempdir().unwrap();
     let notes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multihop");
     let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
     let cfg = Config::default();
     let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
     ingest::run(&mut store, &cfg, dir.path(), &opts, &mut |_| {}).unwrap();
-    Kb { _dir: dir, store, cfg }
+    Notes { db: dir.path().join("k.db"), _dir: dir, cfg }
 }
 
-fn multi_hop(kb: &Kb, model: &dyn ChatModel) -> anyhow::Result<AskOutcome> {
+fn multi_hop<M: ChatModel + Clone + 'static>(kb: &Notes, model: &M) -> anyhow::Result<AskOutcome> {
     let opts = AskOptions { multi_hop: true, ..AskOptions::new(QUESTION) };
-    rag::ask(&kb.store, &Engine::lexical(&kb.cfg), &kb.cfg, model, &opts, &mut |_| true, &AtomicBool::new(false))
+    let store = Store::open(&kb.db, false)?;
+    let kb = rag::Kb { cfg: kb.cfg.clone(), store, engine: Engine::lexical(&kb.cfg), model: Box::new(model.clone()) };
+    kb.ask(&opts, &mut |_| true, &AtomicBool::new(false))
 }
 
 fn list(questions: &[&str]) -> String {
@@ -56,10 +69,9 @@ fn hops(out: &AskOutcome) -> &[HopRecord] {
 }
 
 /// The steps saved with the only `answers` row.
-fn saved_hops(kb: &Kb) -> Vec<HopRecord> {
+fn saved_hops(kb: &Notes) -> Vec<HopRecord> {
     let (n, json): (i64, Option<String>) = kb
-        .store
-        .conn()
+        .sql()
         .query_row("SELECT count(*), max(hops_json) FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!(n, 1, "one row per ask");
@@ -208,10 +220,10 @@ fn planning_tokens_count_towards_the_answer() {
 #[test]
 fn the_extractive_model_cannot_decompose_and_says_so() {
     let kb = kb();
-    let err = multi_hop(&kb, &Extractive).err().expect("an error");
+    let err = multi_hop(&kb, &Extractive::default()).err().expect("an error");
     let user = err.downcast_ref::<UserError>().expect("a user error (exit 1)");
     assert!(user.message.contains("extractive"), "{}", user.message);
     assert!(user.hint.as_deref().unwrap().contains("llm.provider"));
-    let n: i64 = kb.store.conn().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
+    let n: i64 = kb.sql().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
 }

@@ -3,22 +3,18 @@
 //! refusal. Ctrl-C stops the stream, keeps the partial answer and exits 130.
 //! `--multi-hop` runs the ask in rounds of sub-questions (`rag::multihop`).
 
-use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::llm::auto;
 use crate::rag::answer::Answer;
 use crate::rag::render::Template;
 use crate::rag::explain::ExplainRecord;
 use crate::rag::{self, AskOptions};
-use crate::render::answer;
-use crate::script::printable;
+use crate::render::answer::{self, Shown, Streamer, ctrl_c_flag};
 use crate::session;
 use crate::search::Mode;
 
@@ -77,34 +73,28 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2")).into());
         }
     }
-    let selected = auto::select(&cfg.llm);
-    if args.multi_hop {
-        // Before anything is written: no session is created for an ask that cannot run.
-        crate::rag::multihop::check_model(selected.model.as_ref())?;
-    }
     let store = ctx.store()?;
     if store.is_readonly() {
         ctx.out.notice("read-only: this answer is not saved");
     }
-    let conversation = match &args.session {
-        Some(name) if store.is_readonly() => {
+    let (kb, mode, model_note) = ctx.kb(cfg, store, args.mode)?;
+    if args.multi_hop {
+        // Before anything is written: no session is created for an ask that cannot run.
+        crate::rag::multihop::check_model(kb.model.as_ref())?;
+    }
+    let turn = match &args.session {
+        Some(name) if kb.store.is_readonly() => {
             // Read-only: earlier turns still give context, but nothing is created.
             session::check_name(name)?;
-            session::find(&store, name)?
+            session::find(&kb.store, name)?.map(|c| session::turn_of(&kb.store, &c, false)).transpose()?
         }
-        Some(name) => Some(session::open_or_create(&store, name)?),
+        Some(name) => Some(session::turn_of(&kb.store, &session::open_or_create(&kb.store, name)?, true)?),
         None => None,
     };
-    let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
-    if let Some(note) = &selected.note {
+    if let Some(note) = &model_note {
         ctx.out.notice(note);
     }
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = cancel.clone();
-        // Only fails if a handler is already set, which this process never does twice.
-        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
-    }
+    let cancel = ctrl_c_flag();
     let opts = AskOptions {
         question,
         mode,
@@ -113,24 +103,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         temperature: args.temperature,
         seed: args.seed,
         stream: !args.no_stream,
-        conversation: None,
+        turn,
         multi_hop: args.multi_hop,
     };
-    let stream = !ctx.out.json && !args.no_stream;
-    let mut streamed = false;
-    let mut sink = |piece: &str| -> bool {
-        if !stream {
-            return true;
-        }
-        streamed = true;
-        let mut out = std::io::stdout().lock();
-        write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
-    };
-    let model = selected.model.as_ref();
-    let outcome = match &conversation {
-        Some(c) => session::ask_turn(&store, &engine, &cfg, model, c, opts, &mut sink, &cancel)?,
-        None => rag::ask(&store, &engine, &cfg, model, &opts, &mut sink, &cancel)?,
-    };
+    let mut streamer = Streamer::new(!ctx.out.json && !args.no_stream);
+    let outcome = kb.ask(&opts, &mut |piece| streamer.piece(piece), &cancel)?;
     let a = &outcome.answer;
 
     if ctx.out.json {
@@ -140,17 +117,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             ctx.out.json(&AnswerWithExplain { answer: a, explain })?;
         }
     } else {
-        if streamed {
-            ctx.out.line("")?;
-        } else if !a.answer.is_empty() {
-            // Empty only when the model failed before any text: the error says so.
-            ctx.out.line(printable(&a.answer))?;
-        }
-        answer::print_sources(&ctx.out, a)?;
-        if args.explain {
-            answer::print_explain(&ctx.out, a, &outcome.explain.record())?;
-        }
-        answer::print_footer(&ctx.out, a)?;
+        answer::print_outcome(&ctx.out, &outcome, &Shown { streamed: streamer.streamed, explain: args.explain, notes: &[] })?;
     }
     if let Some(err) = outcome.error {
         // A model failure is a runtime failure (exit 2); the partial answer is saved.
@@ -160,7 +127,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if cancel.load(Ordering::SeqCst) {
         return Ok(130);
     }
-    if args.fail_on_refusal && !ctx.out.json && !a.grounded {
+    if args.fail_on_refusal && !ctx.out.json && !outcome.answer.grounded {
         return Ok(3);
     }
     Ok(0)

@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::render::{human_bytes, one_line};
+use crate::render::human_bytes;
+use crate::script::one_line;
 use crate::store::DocRow;
 
 #[derive(Debug, clap::Args)]

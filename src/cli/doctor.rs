@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::Ctx;
 use crate::config::Config;
-use crate::render::one_line;
+use crate::script::one_line;
 use crate::store::{SCHEMA_LEVEL, Store};
 
 #[derive(Serialize, Clone, Copy, PartialEq, Eq)]
@@ -208,9 +208,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
         }
     };
     checks.push(check("schema", Status::Ok, format!("level {SCHEMA_LEVEL}"), None));
-    let conn = store.conn();
-    let integrity: Result<String, _> = conn.query_row("PRAGMA quick_check", [], |r| r.get(0));
-    match integrity {
+    match store.quick_check() {
         Ok(s) if s == "ok" => checks.push(check("integrity", Status::Ok, "quick_check ok", None)),
         Ok(s) => checks.push(check(
             "integrity",
@@ -222,15 +220,15 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
     }
     for table in ["chunks_fts", "chunks_trigram"] {
         // FTS5's own check compares the index with the chunks table.
-        let sql = format!("INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)");
-        let result = if ctx.readonly { Ok(0) } else { conn.execute(&sql, []) };
-        match result {
-            Ok(_) if ctx.readonly => {}
-            Ok(_) => checks.push(check("index", Status::Ok, format!("{table} matches the chunks"), None)),
+        if ctx.readonly {
+            continue;
+        }
+        match store.check_fts(table) {
+            Ok(()) => checks.push(check("index", Status::Ok, format!("{table} matches the chunks"), None)),
             Err(e) => checks.push(check(
                 "index",
                 Status::Fail,
-                format!("{table}: {e}"),
+                format!("{table}: {e:#}"),
                 Some(format!("run: sqlite3 {} \"INSERT INTO {table}({table}) VALUES('rebuild')\"", db.display())),
             )),
         }

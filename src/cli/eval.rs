@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::Subcommand;
 
 use super::Ctx;
+use crate::rag::Kb;
 use crate::error::UserError;
 use crate::eval::{answers, dialogues, retrieval};
 use crate::search::Mode;
@@ -83,7 +84,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             if limit == Some(0) {
                 return Err(UserError::new("bad_input", "--limit must be at least 1").into());
             }
-            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
+            let (kb, mode) = asking(ctx, mode)?;
             let opts = answers::Options {
                 queries: &queries,
                 answers: &answers,
@@ -93,7 +94,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 per_question: ctx.out.json,
             };
             let counter = ctx.counter("questions asked");
-            let r = answers::run(&store, &engine, &cfg, model.as_ref(), &opts, &mut |d, t| counter.set(d, t));
+            let r = answers::run(&kb, &opts, &mut |d, t| counter.set(d, t));
             counter.finish();
             let r = r?;
             if ctx.out.json {
@@ -104,9 +105,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Dialogues { file, split, mode } => {
-            let Asking { cfg, store, engine, mode, model } = asking(ctx, mode)?;
+            let (kb, mode) = asking(ctx, mode)?;
             let opts = dialogues::Options { file: &file, mode, split: split.as_deref(), per_turn: ctx.out.json };
-            let r = dialogues::run(&store, &engine, &cfg, model.as_ref(), &opts)?;
+            let r = dialogues::run(&kb, &opts)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
                 return Ok(0);
@@ -133,14 +134,11 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Gate { set, mode } => {
-            let cfg = ctx.config()?;
-            let store = ctx.store()?;
-            let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
-            let selected = crate::llm::auto::select(&cfg.llm);
-            if let Some(note) = &selected.note {
+            let (kb, mode, note) = ctx.kb(ctx.config()?, ctx.store()?, mode)?;
+            if let Some(note) = &note {
                 ctx.out.notice(note);
             }
-            let r = crate::eval::labelled::run(&store, (&engine, mode), &cfg, selected.model.as_ref(), &set, ctx.out.json)?;
+            let r = crate::eval::labelled::run(&kb, mode, &set, ctx.out.json)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
             } else {
@@ -205,26 +203,15 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     }
 }
 
-/// What an evaluation that asks questions runs with.
-struct Asking {
-    cfg: crate::config::Config,
-    store: crate::store::Store,
-    engine: crate::search::engine::Engine,
-    mode: Mode,
-    model: Box<dyn crate::llm::ChatModel>,
-}
-
-/// The config, the database opened read-only (evaluation asks and turns must
-/// not land in the user's answers and sessions), the engine and the model.
-fn asking(ctx: &Ctx, mode: Option<Mode>) -> Result<Asking> {
-    let cfg = ctx.config()?;
+/// The knowledge base over the database opened read-only (evaluation asks
+/// and turns must not land in the user's answers and sessions), and the mode.
+fn asking(ctx: &Ctx, mode: Option<Mode>) -> Result<(Kb, Mode)> {
     let store = crate::store::Store::open(&ctx.paths.database, true)?;
-    let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
-    let selected = crate::llm::auto::select(&cfg.llm);
-    if let Some(note) = &selected.note {
+    let (kb, mode, note) = ctx.kb(ctx.config()?, store, mode)?;
+    if let Some(note) = &note {
         ctx.out.notice(note);
     }
-    Ok(Asking { cfg, store, engine, mode, model: selected.model })
+    Ok((kb, mode))
 }
 
 fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {

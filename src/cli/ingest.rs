@@ -11,7 +11,8 @@ use super::Ctx;
 use crate::error::UserError;
 use crate::ingest::embed::EmbedSummary;
 use crate::ingest::{self, Event, FormatChoice, IngestOptions, Summary};
-use crate::render::{human_bytes, one_line};
+use crate::render::human_bytes;
+use crate::script::one_line;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -21,6 +21,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{Config, Paths};
 use crate::error::{self, ErrorDoc};
+use crate::rag::Kb;
 use crate::render::{ColorChoice, Output};
 use crate::search::Mode;
 use crate::search::engine::Engine;
@@ -118,6 +119,14 @@ impl Ctx {
             self.out.notice(n);
         }
         Ok((engine, mode))
+    }
+
+    /// The knowledge base a command asks, over `store`, with the mode to ask
+    /// in (as `engine` resolves it) and the model selection's notice, if any.
+    pub fn kb(&self, cfg: Config, store: Store, requested: Option<Mode>) -> Result<(Kb, Mode, Option<String>)> {
+        let (engine, mode) = self.engine(&cfg, &store, requested)?;
+        let selected = crate::llm::auto::select(&cfg.llm);
+        Ok((Kb { cfg, store, engine, model: selected.model }, mode, selected.note))
     }
 
     /// Progress of a counted run (`what`: "chunks embedded").

@@ -3,7 +3,6 @@
 use anyhow::Result;
 
 use super::Ctx;
-use crate::llm::auto;
 use crate::repl::{self, Repl};
 
 #[derive(Debug, clap::Args)]
@@ -14,11 +13,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
-    let cfg = ctx.config()?;
-    let store = ctx.store()?;
-    let engine = ctx.engine(&cfg, &store, None)?;
-    let selected = auto::select(&cfg.llm);
+    let (kb, mode, model_note) = ctx.kb(ctx.config()?, ctx.store()?, None)?;
     let history_file = ctx.paths.data_dir.join("repl_history");
-    let shell = Repl::new(ctx.out, store, cfg, selected.model, engine, args.session.as_deref())?;
-    repl::run(shell, selected.note, &history_file)
+    let shell = Repl::new(ctx.out, kb, mode, args.session.as_deref())?;
+    repl::run(shell, model_note, &history_file)
 }

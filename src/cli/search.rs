@@ -6,7 +6,7 @@ use owo_colors::Style;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::render::one_line;
+use crate::script::one_line;
 use crate::script::printable;
 use crate::search::engine::Trace;
 use crate::search::{Mode, SearchResponse, query};

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::Ctx;
 use crate::error::UserError;
-use crate::render::{answer, one_line};
+use crate::render::answer;
+use crate::script::one_line;
 use crate::session::{self, Summary, export};
 
 #[derive(Debug, clap::Subcommand)]
@@ -74,7 +75,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             let doc = session::document(&store, session::get(&store, &name)?)?;
             let text = match format {
                 Format::Md => export::markdown(&doc),
-                Format::Json => crate::render::json_escaped(serde_json::to_string_pretty(&doc)?) + "\n",
+                Format::Json => crate::script::json_escaped(serde_json::to_string_pretty(&doc)?) + "\n",
             };
             match output {
                 Some(path) => {

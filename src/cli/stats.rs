@@ -4,7 +4,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Ctx;
-use crate::render::{human_bytes, one_line};
+use crate::render::human_bytes;
+use crate::script::one_line;
 use crate::store::Stats;
 
 #[derive(Serialize)]

@@ -16,13 +16,10 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use super::beir::read_queries;
-use crate::config::Config;
 use crate::error::UserError;
 use crate::llm::ChatModel;
-use crate::rag::{self, AskOptions, extract, verify};
+use crate::rag::{self, AskOptions, Kb, extract, verify};
 use crate::search::Mode;
-use crate::search::engine::Engine;
-use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
 struct GoldLine {
@@ -108,17 +105,10 @@ pub struct Options<'a> {
 }
 
 /// `progress(done, total)` is called after each question.
-pub fn run(
-    store: &Store,
-    engine: &Engine,
-    cfg: &Config,
-    model: &dyn ChatModel,
-    opts: &Options,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Report> {
+pub fn run(kb: &Kb, opts: &Options, progress: &mut dyn FnMut(usize, usize)) -> Result<Report> {
     let started = Instant::now();
     if opts.multi_hop {
-        rag::multihop::check_model(model)?;
+        rag::multihop::check_model(kb.model.as_ref())?;
     }
     let queries = read_queries(opts.queries)?;
     let gold = read_gold(opts.answers)?;
@@ -134,7 +124,7 @@ pub fn run(
         .with_hint("the \"_id\" of each answers line must match a query's \"_id\"")
         .into());
     }
-    if store.chunk_count()? == 0 {
+    if kb.store.chunk_count()? == 0 {
         return Err(UserError::new("no_index", "the index is empty: nothing to answer from")
             .with_hint("ingest the set's corpus first, e.g. `kebab ingest corpus.jsonl`")
             .into());
@@ -145,7 +135,7 @@ pub fn run(
         // Not streamed: nobody watches, and OpenAI-compatible servers report
         // real token counts for whole answers.
         let ask = AskOptions { mode: opts.mode, multi_hop: opts.multi_hop, stream: false, ..AskOptions::new(question.clone()) };
-        let out = rag::ask(store, engine, cfg, model, &ask, &mut |_| true, &never)?;
+        let out = kb.ask(&ask, &mut |_| true, &never)?;
         let a = &out.answer;
         let markers = extract::markers(&a.answer);
         let used = a.retrieval.chunks_used;
@@ -173,7 +163,7 @@ pub fn run(
         });
         progress(i + 1, asked.len());
     }
-    Ok(summarise(rows, opts, model, without_gold, started))
+    Ok(summarise(rows, opts, kb.model.as_ref(), without_gold, started))
 }
 
 fn summarise(rows: Vec<Row>, opts: &Options, model: &dyn ChatModel, without_gold: usize, started: Instant) -> Report {

@@ -13,13 +13,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
 use crate::error::UserError;
-use crate::llm::ChatModel;
-use crate::rag::{self, AskOptions, PriorTurn, TurnOf};
-use crate::search::engine::Engine;
+use crate::rag::{AskOptions, Kb, PriorTurn, TurnOf};
 use crate::search::{Mode, SearchHit};
-use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
 struct Dialogue {
@@ -102,7 +98,8 @@ pub struct Options<'a> {
     pub per_turn: bool,
 }
 
-pub fn run(store: &Store, engine: &Engine, cfg: &Config, model: &dyn ChatModel, opts: &Options) -> Result<Report> {
+pub fn run(kb: &Kb, opts: &Options) -> Result<Report> {
+    let (store, engine, cfg) = (&kb.store, &kb.engine, &kb.cfg);
     let dialogues = read(opts.file)?;
     let dialogues: Vec<Dialogue> =
         dialogues.into_iter().filter(|d| opts.split.is_none_or(|s| d.split.as_deref() == Some(s))).collect();
@@ -118,11 +115,11 @@ pub fn run(store: &Store, engine: &Engine, cfg: &Config, model: &dyn ChatModel, 
         let mut history: Vec<PriorTurn> = Vec::new();
         for (i, t) in d.turns.iter().enumerate() {
             let ask = AskOptions {
-                conversation: Some(TurnOf { conversation_id: 0, history: history.clone() }),
+                turn: Some(TurnOf { history: history.clone(), save_to: None }),
                 mode: opts.mode,
                 ..AskOptions::new(t.question.clone())
             };
-            let out = rag::ask(store, engine, cfg, model, &ask, &mut |_| true, &never)?;
+            let out = kb.ask(&ask, &mut |_| true, &never)?;
             let bare = engine.search(store, &t.question, opts.mode, k)?;
             let a = &out.answer;
             let expected = |path: &str| t.sources.iter().any(|s| path.rsplit('/').next() == Some(s.as_str()));
@@ -163,7 +160,7 @@ pub fn run(store: &Store, engine: &Engine, cfg: &Config, model: &dyn ChatModel, 
     let unanswerable: Vec<&TurnRow> = rows.iter().filter(|r| r.refusal_expected).collect();
     Ok(Report {
         schema_version: "eval_dialogues.v1",
-        model: format!("{}/{}", model.provider(), model.id()),
+        model: format!("{}/{}", kb.model.provider(), kb.model.id()),
         k,
         expansion_chars: cfg.rag.expansion_chars,
         dialogues: dialogues.len(),

@@ -9,13 +9,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
 use crate::error::UserError;
-use crate::llm::ChatModel;
-use crate::rag::{self, AskOptions};
+use crate::rag::{AskOptions, Kb};
 use crate::search::Mode;
-use crate::search::engine::Engine;
-use crate::store::Store;
 
 #[derive(Debug, Deserialize)]
 struct Item {
@@ -60,14 +56,7 @@ pub struct Report {
     pub rows: Option<Vec<Row>>,
 }
 
-pub fn run(
-    store: &Store,
-    (engine, mode): (&Engine, Mode),
-    cfg: &Config,
-    model: &dyn ChatModel,
-    set: &Path,
-    per_question: bool,
-) -> Result<Report> {
+pub fn run(kb: &Kb, mode: Mode, set: &Path, per_question: bool) -> Result<Report> {
     let text = std::fs::read_to_string(set)
         .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", set.display())))?;
     let mut items = Vec::new();
@@ -80,7 +69,7 @@ pub fn run(
     let mut rows = Vec::new();
     for item in items {
         let opts = AskOptions { mode, ..AskOptions::new(item.question.clone()) };
-        let out = rag::ask(store, engine, cfg, model, &opts, &mut |_| true, &never)?;
+        let out = kb.ask(&opts, &mut |_| true, &never)?;
         let gate = out.explain.gate.as_ref();
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();
@@ -105,9 +94,9 @@ pub fn run(
     let refused = |r: &Row| r.refusal_reason.is_some();
     Ok(Report {
         schema_version: "eval_gate.v1",
-        model: format!("{}/{}", model.provider(), model.id()),
+        model: format!("{}/{}", kb.model.provider(), kb.model.id()),
         mode,
-        score_gate: cfg.rag.score_gate.clone(),
+        score_gate: kb.cfg.rag.score_gate.clone(),
         answerable: rows.iter().filter(|r| r.kind == "answerable").count(),
         unanswerable: rows.iter().filter(|r| r.kind != "answerable").count(),
         answered_with_correct_source: rate(&["answerable"], &|r| r.correct_source),

@@ -23,7 +23,7 @@ const MAX_QUOTES: usize = 3;
 /// How much a follow-up's context counts next to the question's own words.
 const CONTEXT_WEIGHT: f64 = 0.5;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Extractive;
 
 impl ChatModel for Extractive {

@@ -11,7 +11,6 @@ pub mod extractive;
 pub mod http;
 pub mod ollama;
 pub mod openai;
-pub mod scripted;
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +142,7 @@ impl LlmError {
 pub trait ChatModel {
     /// The model's id as the provider names it (`qwen2.5:7b-instruct`).
     fn id(&self) -> &str;
-    /// `ollama`, `openai`, `extractive`, `scripted`.
+    /// `ollama`, `openai`, `extractive` (tests add their own).
     fn provider(&self) -> &'static str;
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError>;
     /// Whether the model follows written instructions beyond answering from

@@ -20,11 +20,12 @@ use serde::{Deserialize, Serialize};
 
 use super::gate::GateReport;
 use super::pack::{self, Packed};
-use super::{AskOutcome, Built, Explain, Run, generate, ms, plan};
+use super::run::{Built, Run, ms};
+use super::{AskOutcome, Explain, generate, plan};
 use crate::config::RagConfig;
 use crate::error::UserError;
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message};
-use crate::render::shorten;
+use crate::script::shorten;
 use crate::search::SearchHit;
 
 /// Longest planning reply: a JSON list of a few questions fits easily, and a
@@ -281,7 +282,7 @@ impl Hops<'_, '_> {
         let t = Instant::now();
         let g = generate::generate(self.run.model, &req, &mut |_| true, cancel);
         let call_ms = t.elapsed().as_millis() as u64;
-        let u = super::usage(&g, &req);
+        let u = super::run::usage(&g, &req);
         self.prompt_tokens += u.prompt_tokens.unwrap_or(0);
         self.completion_tokens += u.completion_tokens.unwrap_or(0);
         self.estimated |= u.estimated;

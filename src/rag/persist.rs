@@ -1,104 +1,110 @@
 //! Persist: one `answers` row for every ask — answered, refused or aborted —
 //! with the packed evidence, so any turn can be explained and cited later.
-//! A turn of a conversation is written with its answer in one transaction:
-//! a crash leaves both or neither, never half a turn.
+//! This stage maps an `Answer` to the row `store` owns; a turn of a
+//! conversation is saved with its answer in one transaction.
 
-use anyhow::{Context, Result};
-use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use anyhow::Result;
 
-use super::answer::Answer;
+use super::answer::{self, Answer, ModelInfo, RetrievalInfo, UsageInfo};
+use super::extract;
 use super::pack::Packed;
-use crate::store::{Store, now_rfc3339};
+use crate::store::{AnswerRow, NewTurn, Saved, Store};
 
-pub struct Saved {
-    pub answer_id: i64,
-    /// The turn's index in its conversation, when it is a turn.
-    pub turn_index: Option<i64>,
+/// What is saved beside the answer itself.
+pub struct Record<'a> {
+    pub question: &'a str,
+    pub packed: &'a [Packed],
+    /// The `--explain` record and the multi-hop steps, as JSON.
+    pub explain_json: String,
+    pub hops_json: Option<String>,
+    /// The conversation this ask is the next turn of.
+    pub conversation_id: Option<i64>,
 }
 
-pub fn persist(
-    store: &Store,
-    a: &Answer,
-    question: &str,
-    packed: &[Packed],
-    explain_json: &str,
-    hops_json: Option<&str>,
-    conversation_id: Option<i64>,
-) -> Result<Saved> {
-    // IMMEDIATE: take the write lock before reading the next turn index, so two
-    // processes appending to one conversation cannot pick the same index.
-    let tx = Transaction::new_unchecked(store.conn(), TransactionBehavior::Immediate).context("saving the answer")?;
-    let turn_index = match conversation_id {
-        Some(id) => Some(next_turn_index(&tx, id)?),
-        None => None,
-    };
+pub fn persist(store: &Store, a: &Answer, record: Record) -> Result<Saved> {
     let r = &a.retrieval;
-    tx.execute(
-        "INSERT INTO answers(created_at, question, retrieval_query, answer, grounded, refusal_reason, model,
-           embedding_model, template, mode, k, score_gate, top_score, chunks_returned, chunks_used,
-           citations_json, packed_chunks_json, prompt_tokens, completion_tokens, usage_estimated, latency_ms,
-           conversation_id, turn_index, hops_json, verification_json, explain_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?26, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?22, ?19,
-           ?23, ?24, ?20, ?21, ?25)",
-        params![
-            a.created_at,
-            question,
-            r.retrieval_query,
-            a.answer,
-            a.grounded,
-            a.refusal_reason,
-            format!("{}/{}", a.model.provider, a.model.id),
-            a.prompt_template_version,
-            r.mode,
-            r.k as i64,
-            r.score_gate,
-            r.top_score,
-            r.chunks_returned as i64,
-            r.chunks_used as i64,
-            serde_json::to_string(&a.citations)?,
-            serde_json::to_string(packed)?,
-            a.usage.prompt_tokens,
-            a.usage.completion_tokens,
-            a.usage.latency_ms as i64,
-            hops_json,
-            a.verification.as_ref().map(serde_json::to_string).transpose()?,
-            a.usage.estimated,
-            conversation_id,
-            turn_index,
-            explain_json,
-            a.embedding,
-        ],
-    )
-    .context("saving the answer")?;
-    let answer_id = tx.last_insert_rowid();
-    if let (Some(conversation), Some(index)) = (conversation_id, turn_index) {
-        let now = now_rfc3339();
-        tx.execute(
-            "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![conversation, index, question, a.retrieval.retrieval_query, answer_id, now],
-        )
-        .context("saving the turn")?;
-        tx.execute(
-            "UPDATE conversations SET updated_at = ?2, title = coalesce(title, ?3) WHERE id = ?1",
-            params![conversation, now, title_of(question)],
-        )?;
-    }
-    tx.commit().context("saving the answer")?;
-    Ok(Saved { answer_id, turn_index })
+    let row = AnswerRow {
+        id: 0,
+        created_at: a.created_at.clone(),
+        question: record.question.to_string(),
+        retrieval_query: r.retrieval_query.clone(),
+        answer: a.answer.clone(),
+        grounded: a.grounded,
+        refusal_reason: a.refusal_reason.map(str::to_string),
+        model: format!("{}/{}", a.model.provider, a.model.id),
+        embedding_model: a.embedding.clone(),
+        template: a.prompt_template_version.clone(),
+        mode: r.mode.clone(),
+        k: r.k as i64,
+        score_gate: r.score_gate,
+        top_score: r.top_score,
+        chunks_returned: r.chunks_returned as i64,
+        chunks_used: r.chunks_used as i64,
+        citations_json: serde_json::to_string(&a.citations)?,
+        packed_chunks_json: serde_json::to_string(record.packed)?,
+        prompt_tokens: a.usage.prompt_tokens,
+        completion_tokens: a.usage.completion_tokens,
+        usage_estimated: a.usage.estimated,
+        latency_ms: a.usage.latency_ms as i64,
+        conversation_id: None,
+        turn_index: None,
+        hops_json: record.hops_json,
+        verification_json: a.verification.as_ref().map(serde_json::to_string).transpose()?,
+        explain_json: Some(record.explain_json),
+    };
+    let title = title_of(record.question);
+    let turn = record.conversation_id.map(|conversation_id| NewTurn { conversation_id, title: &title });
+    store.save_answer(&row, turn)
 }
 
-fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
-    Ok(conn.query_row(
-        "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
-        [conversation_id],
-        |r| r.get(0),
-    )?)
+/// The `Answer` a saved row holds, over the evidence it saved (`packed`,
+/// read from `packed_chunks_json`).
+pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
+    // Citations are the valid markers of the answer over the saved evidence,
+    // exactly as when the answer was built.
+    let valid: Vec<usize> =
+        extract::markers(&row.answer).iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packed.len()).collect();
+    let (provider, model_id) = row.model.split_once('/').unwrap_or(("", &row.model));
+    let verification = row.verification_json.as_deref().map(serde_json::from_str).transpose()?;
+    // Like the explain record, unreadable steps only cost `:explain` its hops.
+    let hops = row.hops_json.as_deref().and_then(|h| serde_json::from_str(h).ok());
+    Ok(Answer {
+        schema_version: "answer.v1",
+        citations: answer::citations(&valid, packed),
+        grounded: row.grounded,
+        refusal_reason: row.refusal_reason.as_deref().map(answer::refusal_reason),
+        model: ModelInfo { id: model_id.to_string(), provider: provider.to_string() },
+        embedding: row.embedding_model,
+        prompt_template_version: row.template,
+        retrieval: RetrievalInfo {
+            trace_id: format!("ans-{}", row.id),
+            mode: row.mode,
+            k: row.k as usize,
+            score_gate: row.score_gate,
+            top_score: row.top_score,
+            chunks_returned: row.chunks_returned as usize,
+            chunks_used: row.chunks_used as usize,
+            retrieval_query: row.retrieval_query,
+        },
+        usage: UsageInfo {
+            prompt_tokens: row.prompt_tokens,
+            completion_tokens: row.completion_tokens,
+            latency_ms: row.latency_ms as u64,
+            estimated: row.usage_estimated,
+        },
+        created_at: row.created_at,
+        candidates: Vec::new(),
+        verification,
+        conversation_id: row.conversation_id,
+        turn_index: row.turn_index,
+        hops,
+        answer: row.answer,
+    })
 }
 
 /// A conversation's title: its first question, shortened to one line.
 fn title_of(question: &str) -> String {
-    crate::render::shorten(question, 80)
+    crate::script::shorten(question, 80)
 }
 
 #[cfg(test)]

@@ -1,13 +1,83 @@
 //! How an answer reads on a terminal, shared by `kebab ask` and the REPL: the
-//! numbered sources, unsupported quotes, near misses of a refusal, the
-//! one-line footer, and the explain block.
+//! answer as it streams, the numbered sources, unsupported quotes, near misses
+//! of a refusal, the one-line footer, and the explain block.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 use owo_colors::Style;
 
-use super::{Output, one_line};
+use super::Output;
+use crate::rag::AskOutcome;
 use crate::rag::answer::Answer;
 use crate::rag::explain::ExplainRecord;
+use crate::script::{one_line, printable};
+
+/// A flag Ctrl-C sets, for stopping a streamed answer: the partial text is
+/// kept, and the caller decides what stopping means (exit 130, a new prompt).
+pub fn ctrl_c_flag() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    // Only fails if a handler is already set, which no kebab process does twice.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    cancel
+}
+
+/// The token sink of a streamed answer: pieces go to stdout as they come,
+/// made terminal-safe; `streamed` says whether any did.
+pub struct Streamer {
+    on: bool,
+    pub streamed: bool,
+}
+
+impl Streamer {
+    /// `on`: print the pieces (off for `--json` and `--no-stream`).
+    pub fn new(on: bool) -> Streamer {
+        Streamer { on, streamed: false }
+    }
+
+    /// Prints one piece; false when stdout is gone, which stops the model.
+    pub fn piece(&mut self, piece: &str) -> bool {
+        if !self.on {
+            return true;
+        }
+        self.streamed = true;
+        let mut out = std::io::stdout().lock();
+        write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
+    }
+}
+
+/// How to show an outcome.
+pub struct Shown<'a> {
+    /// The answer already streamed to the terminal.
+    pub streamed: bool,
+    /// Add the explain block.
+    pub explain: bool,
+    /// Lines between the answer and its sources (the REPL's error or stop note).
+    pub notes: &'a [String],
+}
+
+/// An ask's outcome as `kebab ask` and the REPL print it: the answer (unless
+/// it streamed), notes, sources, the explain block when asked, the footer.
+pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Result<()> {
+    let a = &outcome.answer;
+    if shown.streamed {
+        out.line("")?;
+    } else if !a.answer.is_empty() {
+        // Empty only when the model failed before any text: the error says so.
+        out.line(printable(&a.answer))?;
+    }
+    for note in shown.notes {
+        out.line(note)?;
+    }
+    print_sources(out, a)?;
+    if shown.explain {
+        print_explain(out, a, &outcome.explain.record())?;
+    }
+    print_footer(out, a)
+}
 
 /// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
 pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {

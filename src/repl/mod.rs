@@ -11,7 +11,7 @@
 pub mod commands;
 mod helper;
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,27 +19,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 
-use crate::config::Config;
 use crate::error;
-use crate::llm::ChatModel;
-use crate::rag::{AskOptions, AskOutcome};
-use crate::render::answer::{print_explain, print_footer, print_sources, session_line, turn_summary};
-use crate::render::{ColorChoice, Output, human_bytes, one_line};
-use crate::script::printable;
+use crate::rag::{AskOptions, Kb};
+use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_sources, session_line, turn_summary};
+use crate::render::{ColorChoice, Output, human_bytes};
+use crate::script::{one_line, printable};
 use crate::search::Mode;
-use crate::search::engine::Engine;
 use crate::session::{self, Conversation, export};
 use crate::store::Store;
 use commands::{Parsed, SessionCmd};
 
-/// The REPL's state: the store, the model, and the session being held.
+/// The REPL's state: the knowledge base and the session being held.
 pub struct Repl {
     out: Output,
-    store: Store,
-    cfg: Config,
-    model: Box<dyn ChatModel>,
-    /// Holds the loaded vectors from one question to the next.
-    engine: Engine,
+    /// Its engine holds the loaded vectors from one question to the next.
+    kb: Kb,
     /// The current session's name; the conversation row is created with its first turn.
     name: String,
     conversation: Option<Conversation>,
@@ -57,28 +51,16 @@ enum Flow {
 
 impl Repl {
     /// `session`: the one to open (created with its first turn); otherwise a new `session-N`.
-    pub fn new(
-        out: Output,
-        store: Store,
-        cfg: Config,
-        model: Box<dyn ChatModel>,
-        (engine, mode): (Engine, Mode),
-        session: Option<&str>,
-    ) -> Result<Repl> {
+    pub fn new(out: Output, kb: Kb, mode: Mode, session: Option<&str>) -> Result<Repl> {
         let (name, conversation) = match session {
             Some(n) => {
                 session::check_name(n)?;
-                (n.to_string(), session::find(&store, n)?)
+                (n.to_string(), session::find(&kb.store, n)?)
             }
-            None => (next_free_name(&store)?, None),
+            None => (next_free_name(&kb.store)?, None),
         };
-        let cancel = Arc::new(AtomicBool::new(false));
-        {
-            let cancel = cancel.clone();
-            // Only fails if a handler is already set, which this process never does twice.
-            let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
-        }
-        Ok(Repl { out, store, cfg, model, engine, name, conversation, mode, k: None, multi_hop: false, cancel })
+        let cancel = ctrl_c_flag();
+        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, cancel })
     }
 
     fn prompt(&self) -> String {
@@ -87,16 +69,15 @@ impl Repl {
 
     /// One line: size of the notes, the model and the mode.
     fn banner(&self) -> Result<String> {
-        let conn = self.store.conn();
-        let docs: i64 = conn.query_row("SELECT count(*) FROM documents", [], |r| r.get(0))?;
-        let chunks = self.store.chunk_count()?;
-        let bytes = std::fs::metadata(self.store.path()).map(|m| m.len()).unwrap_or(0);
+        let docs = self.kb.store.document_count()?;
+        let chunks = self.kb.store.chunk_count()?;
+        let bytes = std::fs::metadata(self.kb.store.path()).map(|m| m.len()).unwrap_or(0);
         Ok(format!(
             "kebab {} · {docs} documents, {chunks} chunks ({}) · model {}/{} · mode {} · :help for commands",
             env!("CARGO_PKG_VERSION"),
             human_bytes(bytes),
-            self.model.provider(),
-            self.model.id(),
+            self.kb.model.provider(),
+            self.kb.model.id(),
             self.mode.as_str()
         ))
     }
@@ -126,46 +107,42 @@ impl Repl {
     }
 
     fn say_error(&self, message: &str, hint: Option<&str>) {
-        let s = owo_colors::Style::new();
-        let _ = self.out.line(format!("{} {}", self.out.paint("error:", s.red().bold()), printable(message)));
-        if let Some(h) = hint {
-            let _ = self.out.line(format!("{} {}", self.out.paint("hint:", s.cyan()), printable(h)));
+        for line in self.error_lines(message, hint) {
+            let _ = self.out.line(line);
         }
     }
 
+    /// `error: …` and, when there is one, `hint: …`, painted.
+    fn error_lines(&self, message: &str, hint: Option<&str>) -> Vec<String> {
+        let s = owo_colors::Style::new();
+        let mut lines = vec![format!("{} {}", self.out.paint("error:", s.red().bold()), printable(message))];
+        if let Some(h) = hint {
+            lines.push(format!("{} {}", self.out.paint("hint:", s.cyan()), printable(h)));
+        }
+        lines
+    }
+
     fn ask(&mut self, question: &str) -> Result<()> {
-        let readonly = self.store.is_readonly();
+        let readonly = self.kb.store.is_readonly();
         if self.conversation.is_none() && !readonly {
-            self.conversation = Some(session::open_or_create(&self.store, &self.name)?);
+            self.conversation = Some(session::open_or_create(&self.kb.store, &self.name)?);
         }
-        let opts = AskOptions { mode: self.mode, k: self.k, multi_hop: self.multi_hop, ..AskOptions::new(question) };
+        let turn = match &self.conversation {
+            Some(c) => Some(session::turn_of(&self.kb.store, c, !readonly)?),
+            None => None,
+        };
+        let opts = AskOptions { mode: self.mode, k: self.k, multi_hop: self.multi_hop, turn, ..AskOptions::new(question) };
         self.cancel.store(false, Ordering::SeqCst);
-        let mut streamed = false;
-        let mut sink = |piece: &str| -> bool {
-            streamed = true;
-            let mut out = std::io::stdout().lock();
-            write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
-        };
-        let outcome: AskOutcome = match &self.conversation {
-            Some(c) => session::ask_turn(&self.store, &self.engine, &self.cfg, self.model.as_ref(), c, opts, &mut sink, &self.cancel)?,
-            None => crate::rag::ask(&self.store, &self.engine, &self.cfg, self.model.as_ref(), &opts, &mut sink, &self.cancel)?,
-        };
-        let a = &outcome.answer;
-        if streamed {
-            self.out.line("")?;
-        } else if !a.answer.is_empty() {
-            // Refused before anything was written (the gate, a failed decomposition);
-            // empty only when the model failed before any text, which the error says.
-            self.out.line(printable(&a.answer))?;
-        }
+        let mut streamer = Streamer::new(true);
+        let outcome = self.kb.ask(&opts, &mut |piece| streamer.piece(piece), &self.cancel)?;
+        let mut notes = Vec::new();
         if let Some(err) = &outcome.error {
             let lead = crate::rag::generate::failure_lead(err, outcome.answer_id.is_some());
-            self.say_error(&format!("{lead}: {err}"), err.hint().as_deref());
+            notes.extend(self.error_lines(&format!("{lead}: {err}"), err.hint().as_deref()));
         } else if self.cancel.swap(false, Ordering::SeqCst) {
-            self.out.line("(stopped: the partial answer is kept as this turn)")?;
+            notes.push("(stopped: the partial answer is kept as this turn)".to_string());
         }
-        print_sources(&self.out, a)?;
-        print_footer(&self.out, a)
+        print_outcome(&self.out, &outcome, &Shown { streamed: streamer.streamed, explain: false, notes: &notes })
     }
 
     fn command(&mut self, cmd: Parsed) -> Result<Flow> {
@@ -182,7 +159,7 @@ impl Repl {
             Parsed::Cite(n) => self.cite(n)?,
             Parsed::History => {
                 let turns = match &self.conversation {
-                    Some(c) => session::turns(&self.store, c.id)?,
+                    Some(c) => session::turns(&self.kb.store, c.id)?,
                     None => Vec::new(),
                 };
                 if turns.is_empty() {
@@ -193,12 +170,12 @@ impl Repl {
                 }
             }
             Parsed::Mode(m) => {
-                self.mode = self.engine.resolve(&self.store, m, true)?.0;
+                self.mode = self.kb.engine.resolve(&self.kb.store, m, true)?.0;
                 self.out.line(format!("mode {}", m.as_str()))?;
             }
             Parsed::K(k) => {
                 self.k = Some(k);
-                let effective = k.max(self.cfg.search.default_k);
+                let effective = k.max(self.kb.cfg.search.default_k);
                 let note = if effective > k { format!(" (search.default_k {effective} is the minimum)") } else { String::new() };
                 self.out.line(format!("k {k}{note}"))?;
             }
@@ -206,7 +183,7 @@ impl Repl {
             Parsed::MultiHop(None) => self.out.line(format!("multihop {}", if self.multi_hop { "on" } else { "off" }))?,
             Parsed::MultiHop(Some(on)) => {
                 if on {
-                    crate::rag::multihop::check_model(self.model.as_ref())?;
+                    crate::rag::multihop::check_model(self.kb.model.as_ref())?;
                 }
                 self.multi_hop = on;
                 let what = if on { "on: the next questions are split into sub-questions, searched in rounds, then answered" } else { "off" };
@@ -218,7 +195,7 @@ impl Repl {
 
     fn last_turn(&self) -> Result<Option<session::Turn>> {
         match &self.conversation {
-            Some(c) => session::last_turn(&self.store, c.id),
+            Some(c) => session::last_turn(&self.kb.store, c.id),
             None => Ok(None),
         }
     }
@@ -240,7 +217,7 @@ impl Repl {
             };
             return self.out.line(msg).map_err(Into::into);
         };
-        let stale = self.store.chunks_by_ids(&[p.chunk_id])?.is_empty();
+        let stale = self.kb.store.chunks_by_ids(&[p.chunk_id])?.is_empty();
         let mut head = format!("[{n}] {}:{}-{}", one_line(&p.doc_path), p.line_start, p.line_end);
         if !p.heading_path.is_empty() {
             head.push_str(&format!(" · {}", one_line(&p.heading_path.join(" > "))));
@@ -257,20 +234,20 @@ impl Repl {
         match cmd {
             SessionCmd::Current => {
                 let turns = match &self.conversation {
-                    Some(c) => session::turn_count(&self.store, c.id)?,
+                    Some(c) => session::turn_count(&self.kb.store, c.id)?,
                     None => 0,
                 };
                 self.out.line(format!("session {} ({turns} turns)", self.name))?;
             }
             SessionCmd::Switch(name) => self.switch(name)?,
             SessionCmd::New(name) => {
-                let c = session::create(&self.store, name.as_deref())?;
+                let c = session::create(&self.kb.store, name.as_deref())?;
                 self.out.line(format!("new session {}", c.name))?;
                 self.name = c.name.clone();
                 self.conversation = Some(c);
             }
             SessionCmd::List => {
-                let all = session::list(&self.store)?;
+                let all = session::list(&self.kb.store)?;
                 if all.is_empty() {
                     self.out.line("no saved sessions yet")?;
                 }
@@ -285,7 +262,7 @@ impl Repl {
                         .with_hint("switch to another session first (`:session new`)")
                         .into());
                 }
-                let turns = session::remove(&self.store, &name)?;
+                let turns = session::remove(&self.kb.store, &name)?;
                 self.out.line(format!("removed session {name} ({turns} turns)"))?;
             }
             SessionCmd::Export(file) => {
@@ -293,7 +270,7 @@ impl Repl {
                     return self.out.line("nothing to export: this session has no turns yet").map_err(Into::into);
                 };
                 let file = file.unwrap_or_else(|| format!("{}.md", self.name));
-                let doc = session::document(&self.store, c)?;
+                let doc = session::document(&self.kb.store, c)?;
                 std::fs::write(&file, export::markdown(&doc))
                     .map_err(|e| anyhow::anyhow!("cannot write {file}: {e}"))?;
                 self.out.line(format!("exported {} turns to {file}", doc.turns.len()))?;
@@ -303,9 +280,9 @@ impl Repl {
     }
 
     fn switch(&mut self, name: String) -> Result<()> {
-        let found = session::find(&self.store, &name)?;
+        let found = session::find(&self.kb.store, &name)?;
         let turns = match &found {
-            Some(c) => session::turn_count(&self.store, c.id)?,
+            Some(c) => session::turn_count(&self.kb.store, c.id)?,
             None => 0,
         };
         let what = if found.is_some() { "switched to" } else { "new" };
@@ -316,7 +293,7 @@ impl Repl {
     }
 
     fn session_names(&self) -> Vec<String> {
-        session::list(&self.store).map(|l| l.into_iter().map(|s| s.conversation.name).collect()).unwrap_or_default()
+        session::list(&self.kb.store).map(|l| l.into_iter().map(|s| s.conversation.name).collect()).unwrap_or_default()
     }
 }
 
@@ -344,7 +321,7 @@ pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<
     if let Some(n) = note {
         repl.out.notice(n);
     }
-    if repl.store.is_readonly() {
+    if repl.kb.store.is_readonly() {
         repl.out.notice("read-only: turns are not saved, so follow-ups do not see earlier answers");
     }
     let config = rustyline::Config::builder()

@@ -5,6 +5,8 @@
 //! one transaction at open, and `PRAGMA user_version` records the level. A
 //! database from a newer kebab is refused before anything touches it.
 
+mod answers;
+mod conversations;
 mod read;
 mod vectors;
 mod write;
@@ -17,6 +19,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::UserError;
 
+pub use answers::{AnswerRow, NewTurn, Saved};
+pub use conversations::{Conversation, PriorRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use vectors::VectorSet;
 pub use write::{DocumentInput, SourceInput, SourceOutcome};
@@ -110,8 +114,29 @@ impl Store {
         self.readonly
     }
 
-    pub fn conn(&self) -> &Connection {
+    /// The connection, for the search channels' FTS5 queries; the tables'
+    /// owners are the modules of `store`.
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
+    }
+
+    /// `PRAGMA quick_check`'s verdict: `ok`, or what is wrong.
+    pub fn quick_check(&self) -> rusqlite::Result<String> {
+        self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
+    }
+
+    /// FTS5's own check that the index `table` (`chunks_fts`, `chunks_trigram`)
+    /// matches the chunks; an error says what is wrong.
+    pub fn check_fts(&self, table: &str) -> Result<()> {
+        self.ensure_writable()?;
+        anyhow::ensure!(["chunks_fts", "chunks_trigram"].contains(&table), "{table} is not one of kebab's indexes");
+        self.conn.execute(&format!("INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)"), [])?;
+        Ok(())
+    }
+
+    /// How many documents are indexed.
+    pub fn document_count(&self) -> Result<i64> {
+        Ok(self.conn.query_row("SELECT count(*) FROM documents", [], |r| r.get(0))?)
     }
 
     pub fn schema_level(&self) -> Result<i64> {

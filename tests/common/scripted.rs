@@ -2,19 +2,24 @@
 //! of a list of scripted replies, streams it word by word, and records every
 //! request so a test can inspect the prompts it was sent. No server, no
 //! latency unless asked for (a per-piece delay, for cancellation tests).
+//! It lives with the tests, not in the shipped library; a test or bench
+//! includes it with `#[path]`.
+#![allow(dead_code)]
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
+use kebab::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 
-/// A `Mutex` (not a `RefCell`) so the model can be shared across threads.
-#[derive(Debug)]
+/// Clones share the replies and the recorded requests, so a test can hand a
+/// clone to a `Kb` and still inspect what the model was sent. A `Mutex` (not
+/// a `RefCell`) so the model can be shared across threads.
+#[derive(Debug, Clone)]
 pub struct Scripted {
     id: String,
-    replies: Mutex<VecDeque<String>>,
-    requests: Mutex<Vec<ChatRequest>>,
+    replies: Arc<Mutex<VecDeque<String>>>,
+    requests: Arc<Mutex<Vec<ChatRequest>>>,
     delay: Duration,
 }
 
@@ -23,8 +28,8 @@ impl Scripted {
     pub fn new<S: Into<String>>(replies: impl IntoIterator<Item = S>) -> Scripted {
         Scripted {
             id: "scripted".into(),
-            replies: Mutex::new(replies.into_iter().map(Into::into).collect()),
-            requests: Mutex::new(Vec::new()),
+            replies: Arc::new(Mutex::new(replies.into_iter().map(Into::into).collect())),
+            requests: Arc::new(Mutex::new(Vec::new())),
             delay: Duration::ZERO,
         }
     }
@@ -132,7 +137,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::{Message, Role};
+    use kebab::llm::{Message, Role};
 
     fn request(text: &str) -> ChatRequest {
         ChatRequest {

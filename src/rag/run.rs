@@ -1,0 +1,359 @@
+//! The state of one ask in progress (`Run`) and the parts of an `Answer`
+//! every path shares (`Builder`): what the single-pass ask in `mod.rs` and the
+//! multi-hop rounds in `multihop.rs` both drive, stage by stage.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use super::answer::{self, Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
+use super::render::{self, Template};
+use super::{AskOptions, AskOutcome, Explain, Kb, PriorTurn, expand, extract, gate, generate, history, pack, persist, validate, verify};
+use crate::config::Config;
+use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
+use crate::script::estimate_tokens;
+use crate::search::engine::Engine;
+use crate::search::{Mode, SearchHit};
+use crate::store::{Store, now_rfc3339};
+
+/// Room kept for the model's reply when fitting evidence into its context.
+const COMPLETION_RESERVE: usize = 1024;
+
+/// An answer built but not yet saved, with what explains it.
+pub(super) struct Built {
+    pub(super) answer: Answer,
+    pub(super) explain: Explain,
+    /// The model failed; the answer holds any partial text.
+    pub(super) error: Option<LlmError>,
+    pub(super) packed: Vec<pack::Packed>,
+    /// How long the answering model call took, in milliseconds.
+    pub(super) generate_ms: f64,
+}
+
+/// One ask in progress: what every stage reads.
+pub(super) struct Run<'a> {
+    pub(super) store: &'a Store,
+    pub(super) engine: &'a Engine,
+    pub(super) cfg: &'a Config,
+    pub(super) model: &'a dyn ChatModel,
+    pub(super) opts: &'a AskOptions,
+    /// Earlier turns of the conversation, oldest first.
+    pub(super) prior: &'a [PriorTurn],
+    pub(super) gate: gate::Gate<'a>,
+    /// Chunks in the index.
+    pub(super) chunks: i64,
+    pub(super) b: Builder<'a>,
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn new(kb: &'a Kb, opts: &'a AskOptions) -> Result<Run<'a>> {
+        let started = Instant::now();
+        let (store, engine, cfg, model) = (&kb.store, &kb.engine, &kb.cfg, kb.model.as_ref());
+        let template = match opts.template {
+            Some(t) => t,
+            None => Template::parse(&cfg.rag.prompt_template_version)?,
+        };
+        let korean = render::is_korean(&opts.question);
+        let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
+        let chunks = store.chunk_count()?;
+        // A question the embedder cannot read (Korean, for the English-only
+        // built-in model) is answered from lexical search, and recorded so.
+        let mode = engine.mode_for(&opts.question, opts.mode);
+        let gate = gate::Gate { store, engine, mode, chunks, thresholds: &cfg.rag.score_gate, korean };
+        let threshold = gate.threshold();
+        let prior: &[PriorTurn] = opts.turn.as_ref().map_or(&[], |c| &c.history);
+        let b = Builder {
+            question: &opts.question,
+            retrieval_query: expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars),
+            conversation_id: opts.turn.as_ref().and_then(|c| c.save_to),
+            mode,
+            template,
+            k,
+            threshold,
+            korean,
+            model: ModelInfo { id: model.id().to_string(), provider: model.provider().to_string() },
+            embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
+            started,
+        };
+        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, b })
+    }
+
+    /// The model's context taken before any evidence or history: `system`,
+    /// the question and the room for the reply.
+    pub(super) fn fixed_tokens(&self, system: &str) -> usize {
+        estimate_tokens(system) + estimate_tokens(&self.opts.question) + COMPLETION_RESERVE + 64
+    }
+
+    /// The evidence budget: `rag.max_context_tokens`, capped by what the
+    /// model's context leaves.
+    pub(super) fn evidence_budget(&self, system: &str) -> usize {
+        let room = self.cfg.llm.context_tokens.saturating_sub(self.fixed_tokens(system));
+        self.cfg.rag.max_context_tokens.min(room).max(100)
+    }
+
+    /// A refusal decided before the answer was generated; a `score_gate`
+    /// refusal lists the closest passages.
+    pub(super) fn refused(&self, reason: &'static str, top_score: Option<f64>, hits: Vec<SearchHit>, mut explain: Explain) -> Built {
+        let candidates = if reason == "score_gate" {
+            hits.iter()
+                .take(3)
+                .map(|h| Candidate {
+                    path: h.citation.path.clone(),
+                    start: h.citation.start,
+                    end: h.citation.end,
+                    section: h.citation.section.clone(),
+                    score: h.score,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let answer = self.b.refusal(reason, top_score, hits.len(), candidates);
+        explain.hits = hits;
+        Built { answer, explain, error: None, packed: Vec::new(), generate_ms: 0.0 }
+    }
+
+    /// Pack → render → generate → extract → validate → verify → build, over
+    /// `hits` (already retrieved and past the gate).
+    pub(super) fn build(
+        &self,
+        hits: Vec<SearchHit>,
+        top_score: Option<f64>,
+        mut explain: Explain,
+        sink: &mut dyn FnMut(&str) -> bool,
+        cancel: &AtomicBool,
+    ) -> Result<Built> {
+        let (opts, cfg, template, korean) = (self.opts, self.cfg, self.b.template, self.b.korean);
+        let retrieval_query = &self.b.retrieval_query;
+
+        // Pack.
+        let t = Instant::now();
+        let system = render::system_prompt(template, korean, !self.prior.is_empty());
+        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
+        // Earlier turns get what the evidence left of the model's context.
+        let fixed = self.fixed_tokens(&system);
+        let history = history::select(
+            self.prior,
+            cfg.rag.history_max_turns,
+            cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
+        );
+        explain.history_kept = history.turns.len();
+        explain.history_dropped = history.dropped;
+        explain.timings.pack += ms(t);
+        if packing.entries.is_empty() {
+            explain.packing = packing;
+            return Ok(self.refused("no_chunks", top_score, hits, explain));
+        }
+
+        // Render and generate.
+        let req = ChatRequest {
+            messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
+            temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
+            seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
+            max_tokens: None,
+            stream: opts.stream,
+            grounding: Some(Grounding {
+                question: grounding_question(&opts.question, retrieval_query),
+                context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
+                evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
+                korean,
+            }),
+        };
+        explain.timings.before_model = ms(self.b.started);
+        let t = Instant::now();
+        let g = generate::generate(self.model, &req, sink, cancel);
+        explain.timings.generate = ms(t);
+        explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
+
+        // Extract, validate, verify.
+        let markers = extract::markers(&g.text);
+        let verdict = validate::validate(&g.text, &markers, packing.entries.len());
+        let verification = (template == Template::V2).then(|| {
+            verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
+        });
+        let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
+        let valid: Vec<usize> =
+            markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
+
+        // Build.
+        let usage_info = usage(&g, &req);
+        let answer = Answer {
+            schema_version: "answer.v1",
+            answer: g.text,
+            citations: answer::citations(&valid, &packing.entries),
+            grounded: refusal.is_none(),
+            refusal_reason: refusal,
+            model: self.b.model.clone(),
+            embedding: self.b.embedding.clone(),
+            prompt_template_version: template.as_str().to_string(),
+            retrieval: self.b.retrieval(top_score, hits.len(), packing.entries.len()),
+            usage: usage_info,
+            created_at: now_rfc3339(),
+            candidates: Vec::new(),
+            verification,
+            conversation_id: None,
+            turn_index: None,
+            hops: None,
+        };
+        explain.hits = hits;
+        let packed = packing.entries.clone();
+        explain.packing = packing;
+        let generate_ms = explain.timings.generate;
+        Ok(Built { answer, explain, error: g.error, packed, generate_ms })
+    }
+
+    /// Times, then persists the answer — with its turn, in one transaction,
+    /// when the ask is part of a conversation.
+    pub(super) fn finish(&self, built: Built) -> Result<AskOutcome> {
+        let Built { answer: mut a, mut explain, error, packed, .. } = built;
+        let b = &self.b;
+        explain.timings.total = ms(b.started);
+        a.usage.latency_ms = b.started.elapsed().as_millis() as u64;
+        if a.refused_before_model() {
+            // Refused before any model call: all of it was "before the model".
+            explain.timings.before_model = explain.timings.total;
+        }
+        let answer_id = if self.store.is_readonly() {
+            None
+        } else {
+            let record = persist::Record {
+                question: b.question,
+                packed: &packed,
+                explain_json: serde_json::to_string(&explain.record())?,
+                hops_json: a.hops.as_ref().map(serde_json::to_string).transpose()?,
+                conversation_id: b.conversation_id,
+            };
+            let saved = persist::persist(self.store, &a, record)?;
+            if b.conversation_id.is_some() {
+                a.conversation_id = b.conversation_id;
+                a.turn_index = saved.turn_index;
+            }
+            Some(saved.answer_id)
+        };
+        a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
+        Ok(AskOutcome { answer: a, explain, error, answer_id })
+    }
+}
+
+/// The provider's token counts, or — when it reported none, as some
+/// OpenAI-compatible servers do when streaming — kebab's estimates, marked so.
+pub(super) fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
+    let estimated = g.usage.prompt_tokens.is_none() && g.usage.completion_tokens.is_none();
+    let prompt = || req.messages.iter().map(|m| estimate_tokens(&m.content) as u32).sum();
+    UsageInfo {
+        prompt_tokens: if estimated { Some(prompt()) } else { g.usage.prompt_tokens },
+        completion_tokens: if estimated { Some(estimate_tokens(&g.text) as u32) } else { g.usage.completion_tokens },
+        latency_ms: 0,
+        estimated,
+    }
+}
+
+/// What a model without chat history (the extractive one) should answer: the
+/// question, or — for a follow-up made only of question words ("Why?") —
+/// the question with the context its retrieval query carries.
+pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> String {
+    let has_content = crate::search::query::terms(question).iter().any(|t| !crate::search::query::is_question_word(&t.word));
+    if has_content { question.to_string() } else { retrieval_query.to_string() }
+}
+
+pub(super) fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The parts of an `Answer` every path shares.
+pub(super) struct Builder<'a> {
+    pub(super) question: &'a str,
+    pub(super) retrieval_query: String,
+    pub(super) conversation_id: Option<i64>,
+    pub(super) mode: Mode,
+    pub(super) template: Template,
+    pub(super) k: usize,
+    pub(super) threshold: f64,
+    pub(super) korean: bool,
+    pub(super) model: ModelInfo,
+    pub(super) embedding: Option<String>,
+    pub(super) started: Instant,
+}
+
+impl Builder<'_> {
+    pub(super) fn retrieval(&self, top_score: Option<f64>, returned: usize, used: usize) -> RetrievalInfo {
+        RetrievalInfo {
+            trace_id: String::new(),
+            mode: self.mode.as_str().to_string(),
+            k: self.k,
+            score_gate: self.threshold,
+            top_score,
+            chunks_returned: returned,
+            chunks_used: used,
+            retrieval_query: self.retrieval_query.clone(),
+        }
+    }
+
+    /// A refusal decided before any model call.
+    pub(super) fn refusal(&self, reason: &'static str, top_score: Option<f64>, returned: usize, candidates: Vec<Candidate>) -> Answer {
+        let text = match (reason, self.korean) {
+            ("no_index", false) => "There are no notes indexed yet, so there is nothing to answer from. Run `kebab ingest PATH` first.",
+            ("no_index", true) => "아직 색인된 노트가 없어 답할 근거가 없습니다. 먼저 `kebab ingest PATH`를 실행하세요.",
+            ("score_gate", false) => "Your notes do not seem to answer this: the closest passages match too little of the question.",
+            ("score_gate", true) => "노트에서 이 질문의 답을 찾지 못했습니다. 가장 가까운 구절도 질문과 거의 맞지 않습니다.",
+            ("multi_hop_decompose_failed", false) => "The model did not split this question into sub-questions kebab could read, so nothing was looked up. Ask again without multi-hop, or rephrase the question.",
+            ("multi_hop_decompose_failed", true) => "모델이 이 질문을 읽을 수 있는 하위 질문으로 나누지 못해 아무것도 찾지 않았습니다. 멀티홉 없이 다시 묻거나 질문을 바꿔 보세요.",
+            ("llm_stream_aborted", false) => "The model stopped before the answer was written.",
+            ("llm_stream_aborted", true) => "답이 쓰이기 전에 모델이 멈췄습니다.",
+            (_, false) => "Nothing in your notes matches this question.",
+            (_, true) => "노트에서 이 질문과 맞는 내용을 찾지 못했습니다.",
+        };
+        Answer {
+            schema_version: "answer.v1",
+            answer: text.to_string(),
+            citations: Vec::new(),
+            grounded: false,
+            refusal_reason: Some(reason),
+            // No model was called; the row still records which one would have answered.
+            model: self.model.clone(),
+            embedding: self.embedding.clone(),
+            prompt_template_version: self.template.as_str().to_string(),
+            retrieval: self.retrieval(top_score, returned, 0),
+            usage: UsageInfo { latency_ms: self.started.elapsed().as_millis() as u64, ..UsageInfo::default() },
+            created_at: now_rfc3339(),
+            candidates,
+            verification: None,
+            conversation_id: None,
+            turn_index: None,
+            hops: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Message, Role, Usage};
+
+    fn generated(usage: Usage) -> generate::Generated {
+        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None }
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: None }
+    }
+
+    #[test]
+    fn a_follow_up_of_only_question_words_is_grounded_on_its_context() {
+        assert_eq!(grounding_question("Why?", "Why? values move"), "Why? values move");
+        assert_eq!(grounding_question("Why is a move cheap?", "Why is a move cheap? x"), "Why is a move cheap?");
+    }
+
+    #[test]
+    fn reported_usage_is_kept_as_reported() {
+        let u = usage(&generated(Usage { prompt_tokens: Some(40), completion_tokens: Some(7) }), &request());
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.estimated), (Some(40), Some(7), false));
+    }
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let u = usage(&generated(Usage::default()), &request());
+        assert_eq!((u.prompt_tokens, u.completion_tokens, u.estimated), (Some(3), Some(2), true));
+    }
+}

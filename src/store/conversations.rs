@@ -1,0 +1,188 @@
+//! The `conversations` and `turns` tables: named research conversations and
+//! their turns, each turn pointing at its `answers` row so its evidence
+//! survives restarts. This file is the only place that knows their columns.
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, named_params, params};
+use serde::Serialize;
+
+use super::answers::{self, AnswerRow, NewTurn};
+use super::{Store, now_rfc3339};
+
+/// The columns of `conversations`, in the order `Conversation::from_row` reads them.
+const CONVERSATION_COLUMNS: &str = "id, name, title, created_at, updated_at";
+
+/// A `conversations` row, as `session.v1` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Conversation {
+    #[serde(skip)]
+    pub id: i64,
+    pub name: String,
+    /// The first question, shortened.
+    pub title: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Conversation {
+    fn from_row(r: &Row) -> rusqlite::Result<Conversation> {
+        Ok(Conversation {
+            id: r.get("id")?,
+            name: r.get("name")?,
+            title: r.get("title")?,
+            created_at: r.get("created_at")?,
+            updated_at: r.get("updated_at")?,
+        })
+    }
+}
+
+/// A `turns` row: the question as asked, and the answer it got.
+#[derive(Debug, Clone)]
+pub struct TurnRow {
+    pub turn_index: i64,
+    pub question: String,
+    pub retrieval_query: String,
+    pub created_at: String,
+    pub answer_id: i64,
+}
+
+/// The columns of `turns` read back, aliased so they cannot be mistaken for
+/// the `answers` columns of the same name in a join.
+const TURN_COLUMNS: &str = "t.turn_index AS t_turn_index, t.question AS t_question, \
+     t.retrieval_query AS t_retrieval_query, t.created_at AS t_created_at, t.answer_id AS t_answer_id";
+
+impl TurnRow {
+    fn from_row(r: &Row) -> rusqlite::Result<TurnRow> {
+        Ok(TurnRow {
+            turn_index: r.get("t_turn_index")?,
+            question: r.get("t_question")?,
+            retrieval_query: r.get("t_retrieval_query")?,
+            created_at: r.get("t_created_at")?,
+            answer_id: r.get("t_answer_id")?,
+        })
+    }
+}
+
+/// What the next turn needs of an earlier one.
+pub struct PriorRow {
+    pub question: String,
+    pub answer: String,
+    pub grounded: bool,
+}
+
+/// The next free turn index of a conversation (read under the write lock).
+pub(super) fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
+        [conversation_id],
+        |r| r.get(0),
+    )?)
+}
+
+/// Writes the turn for a saved answer and touches its conversation.
+pub(super) fn insert_turn(tx: &Connection, answer: &AnswerRow, answer_id: i64, index: i64, turn: &NewTurn, now: &str) -> Result<()> {
+    tx.execute(
+        "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at)
+         VALUES (:conversation_id, :turn_index, :question, :retrieval_query, :answer_id, :created_at)",
+        named_params! {
+            ":conversation_id": turn.conversation_id,
+            ":turn_index": index,
+            ":question": answer.question,
+            ":retrieval_query": answer.retrieval_query,
+            ":answer_id": answer_id,
+            ":created_at": now,
+        },
+    )?;
+    tx.execute(
+        "UPDATE conversations SET updated_at = ?2, title = coalesce(title, ?3) WHERE id = ?1",
+        params![turn.conversation_id, now, turn.title],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    pub fn find_conversation(&self, name: &str) -> Result<Option<Conversation>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE name = ?1"),
+                [name],
+                Conversation::from_row,
+            )
+            .optional()?)
+    }
+
+    /// Creates the conversation `name` unless it exists (another process may
+    /// create the same name at the same moment: that is not an error).
+    pub fn create_conversation(&self, name: &str) -> Result<()> {
+        self.ensure_writable()?;
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO conversations(name, created_at, updated_at) VALUES (?1, ?2, ?2)",
+                params![name, now_rfc3339()],
+            )
+            .with_context(|| format!("creating session {name:?}"))?;
+        Ok(())
+    }
+
+    /// Every conversation with its number of turns, most recently used first.
+    pub fn conversations(&self) -> Result<Vec<(Conversation, i64)>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {CONVERSATION_COLUMNS}, (SELECT count(*) FROM turns t WHERE t.conversation_id = c.id) AS turns
+             FROM conversations c ORDER BY c.updated_at DESC, c.id DESC"
+        ))?;
+        let rows = stmt.query_map([], |r| Ok((Conversation::from_row(r)?, r.get("turns")?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn rename_conversation(&self, id: i64, new: &str) -> Result<()> {
+        self.ensure_writable()?;
+        self.conn.execute("UPDATE conversations SET name = ?2 WHERE id = ?1", params![id, new])?;
+        Ok(())
+    }
+
+    /// Deletes a conversation with its turns and their answers, in one
+    /// transaction; returns how many turns went.
+    pub fn remove_conversation(&self, id: i64) -> Result<i64> {
+        self.ensure_writable()?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let turns: i64 = tx.query_row("SELECT count(*) FROM turns WHERE conversation_id = ?1", [id], |r| r.get(0))?;
+        tx.execute("DELETE FROM turns WHERE conversation_id = ?1", [id])?;
+        tx.execute("DELETE FROM answers WHERE conversation_id = ?1", [id])?;
+        tx.execute("DELETE FROM conversations WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(turns)
+    }
+
+    pub fn turn_count(&self, conversation_id: i64) -> Result<i64> {
+        Ok(self.conn.query_row("SELECT count(*) FROM turns WHERE conversation_id = ?1", [conversation_id], |r| r.get(0))?)
+    }
+
+    /// Questions, answers and verdicts of a conversation's turns, oldest first.
+    pub fn prior_turns(&self, conversation_id: i64) -> Result<Vec<PriorRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.question, a.answer, a.grounded FROM turns t JOIN answers a ON a.id = t.answer_id
+             WHERE t.conversation_id = ?1 ORDER BY t.turn_index",
+        )?;
+        let rows = stmt.query_map([conversation_id], |r| {
+            Ok(PriorRow { question: r.get(0)?, answer: r.get(1)?, grounded: r.get(2)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A conversation's turns with their answers, oldest first; `newest` keeps
+    /// only that many of the latest.
+    pub fn turns(&self, conversation_id: i64, newest: Option<i64>) -> Result<Vec<(TurnRow, AnswerRow)>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {TURN_COLUMNS}, {} FROM turns t JOIN answers a ON a.id = t.answer_id
+             WHERE t.conversation_id = ?1 ORDER BY t.turn_index DESC LIMIT ?2",
+            answers::select_list("a")
+        ))?;
+        let rows = stmt.query_map(params![conversation_id, newest.unwrap_or(-1)], |r| {
+            Ok((TurnRow::from_row(r)?, AnswerRow::from_row(r)?))
+        })?;
+        let mut out: Vec<_> = rows.collect::<rusqlite::Result<_>>()?;
+        out.reverse();
+        Ok(out)
+    }
+}
