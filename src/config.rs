@@ -22,12 +22,107 @@ pub struct Config {
     pub embedding: EmbeddingConfig,
 }
 
+/// Which retrieval channels a search uses (`search.default_mode`, `--mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// BM25 over the word and trigram indexes.
+    Lexical,
+    /// Cosine similarity of embeddings (exact scan).
+    Vector,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Lexical => "lexical",
+            Mode::Vector => "vector",
+            Mode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// The prompt an answer is asked with (`rag.prompt_template_version`, `--template`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum Template {
+    /// Answer only from the evidence and cite `[#n]`.
+    #[value(name = "rag-v1")]
+    #[serde(rename = "rag-v1")]
+    V1,
+    /// Also quote the exact evidence words before each citation.
+    #[value(name = "rag-v2")]
+    #[serde(rename = "rag-v2")]
+    V2,
+}
+
+impl Template {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Template::V1 => "rag-v1",
+            Template::V2 => "rag-v2",
+        }
+    }
+}
+
+/// `llm.provider`: who answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LlmProvider {
+    /// Ollama when its server has the model, else the built-in extractive model.
+    Auto,
+    Ollama,
+    /// Any OpenAI-compatible server (llama.cpp, vLLM, LM Studio, OpenAI).
+    Openai,
+    /// The built-in extractive model: quotes the evidence, no server.
+    Extractive,
+}
+
+impl LlmProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmProvider::Auto => "auto",
+            LlmProvider::Ollama => "ollama",
+            LlmProvider::Openai => "openai",
+            LlmProvider::Extractive => "extractive",
+        }
+    }
+}
+
+/// `embedding.provider`: who turns text into vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbeddingProvider {
+    /// The built-in all-MiniLM-L6-v2, run in-process.
+    Local,
+    Ollama,
+    Openai,
+    /// No vectors: lexical search only.
+    None,
+}
+
+impl EmbeddingProvider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbeddingProvider::Local => "local",
+            EmbeddingProvider::Ollama => "ollama",
+            EmbeddingProvider::Openai => "openai",
+            EmbeddingProvider::None => "none",
+        }
+    }
+
+    /// Served by a model server (`ollama`, `openai`).
+    pub fn is_server(self) -> bool {
+        matches!(self, EmbeddingProvider::Ollama | EmbeddingProvider::Openai)
+    }
+}
+
 /// `[embedding]`: the model that turns chunks and queries into vectors.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct EmbeddingConfig {
-    /// `local` (the built-in all-MiniLM-L6-v2), `ollama`, `openai` or `none`.
-    pub provider: String,
+    pub provider: EmbeddingProvider,
     /// Where the local model's files live; empty = `DATA_DIR/models/all-MiniLM-L6-v2`.
     pub model_dir: String,
     /// The server's embedding model (`ollama` / `openai`).
@@ -43,7 +138,7 @@ pub struct EmbeddingConfig {
 impl Default for EmbeddingConfig {
     fn default() -> Self {
         EmbeddingConfig {
-            provider: "local".into(),
+            provider: EmbeddingProvider::Local,
             model_dir: String::new(),
             model: "nomic-embed-text".into(),
             base_url: "http://127.0.0.1:11434".into(),
@@ -82,16 +177,16 @@ pub struct SearchConfig {
     /// BM25 weight of the words in a chunk's document title and headings,
     /// relative to its body (1.0). Tuned on SciFact's train queries.
     pub heading_weight: f64,
-    /// `hybrid`, `vector` or `lexical`; vector and hybrid fall back to
-    /// lexical, with a one-line notice, when no embedder is available.
-    pub default_mode: String,
+    /// Vector and hybrid fall back to lexical, with a one-line notice, when
+    /// no embedder is available.
+    pub default_mode: Mode,
     /// The k of reciprocal rank fusion: larger flattens the rank differences.
     pub rrf_k: f64,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT, default_mode: "hybrid".into(), rrf_k: 60.0 }
+        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT, default_mode: Mode::Hybrid, rrf_k: 60.0 }
     }
 }
 
@@ -99,8 +194,7 @@ impl Default for SearchConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RagConfig {
-    /// `rag-v1` or `rag-v2`.
-    pub prompt_template_version: String,
+    pub prompt_template_version: Template,
     /// Token budget for the evidence block (not for the completion).
     pub max_context_tokens: usize,
     /// Per-mode refusal thresholds; see README "The gate".
@@ -124,7 +218,7 @@ pub struct RagConfig {
 impl Default for RagConfig {
     fn default() -> Self {
         RagConfig {
-            prompt_template_version: "rag-v2".into(),
+            prompt_template_version: Template::V2,
             max_context_tokens: 6000,
             score_gate: ScoreGate::default(),
             history_max_turns: 8,
@@ -167,11 +261,11 @@ impl ScoreGate {
     }
 
     /// The threshold of a mode's evidence.
-    pub fn for_mode(&self, mode: crate::search::Mode, korean: bool) -> f64 {
+    pub fn for_mode(&self, mode: Mode, korean: bool) -> f64 {
         match mode {
-            crate::search::Mode::Lexical => self.lexical_for(korean),
-            crate::search::Mode::Vector => self.vector,
-            crate::search::Mode::Hybrid => self.hybrid,
+            Mode::Lexical => self.lexical_for(korean),
+            Mode::Vector => self.vector,
+            Mode::Hybrid => self.hybrid,
         }
     }
 }
@@ -180,8 +274,7 @@ impl ScoreGate {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LlmConfig {
-    /// `auto`, `ollama`, `openai` or `extractive`.
-    pub provider: String,
+    pub provider: LlmProvider,
     pub model: String,
     pub base_url: String,
     /// Name of the environment variable holding the API key; the key itself is never stored.
@@ -197,7 +290,7 @@ pub struct LlmConfig {
 impl Default for LlmConfig {
     fn default() -> Self {
         LlmConfig {
-            provider: "auto".into(),
+            provider: LlmProvider::Auto,
             model: "qwen2.5:7b-instruct".into(),
             base_url: "http://127.0.0.1:11434".into(),
             api_key_env: "OPENAI_API_KEY".into(),
@@ -276,9 +369,6 @@ impl Config {
             globset::Glob::new(pattern)
                 .map_err(|e| bad("workspace.exclude", &format!("has a bad pattern {pattern:?}: {e}")))?;
         }
-        if !["rag-v1", "rag-v2"].contains(&self.rag.prompt_template_version.as_str()) {
-            return Err(bad("rag.prompt_template_version", "must be \"rag-v1\" or \"rag-v2\""));
-        }
         if self.rag.max_context_tokens < 100 {
             return Err(bad("rag.max_context_tokens", "must be at least 100"));
         }
@@ -311,10 +401,7 @@ impl Config {
                 return Err(bad(key, &format!("must be between 1 and {max}")));
             }
         }
-        if !["auto", "ollama", "openai", "extractive"].contains(&self.llm.provider.as_str()) {
-            return Err(bad("llm.provider", "must be one of auto, ollama, openai, extractive"));
-        }
-        if self.llm.provider != "extractive" && self.llm.model.trim().is_empty() {
+        if self.llm.provider != LlmProvider::Extractive && self.llm.model.trim().is_empty() {
             return Err(bad("llm.model", "must name the server's model"));
         }
         // A key pasted where the variable's name goes must not end up in
@@ -340,20 +427,14 @@ impl Config {
         if self.llm.context_tokens < 512 {
             return Err(bad("llm.context_tokens", "must be at least 512"));
         }
-        if !["local", "ollama", "openai", "none"].contains(&self.embedding.provider.as_str()) {
-            return Err(bad("embedding.provider", "must be one of local, ollama, openai, none"));
-        }
         if !(self.embedding.base_url.starts_with("http://") || self.embedding.base_url.starts_with("https://")) {
             return Err(bad("embedding.base_url", "must start with http:// or https://"));
         }
-        if ["ollama", "openai"].contains(&self.embedding.provider.as_str()) && self.embedding.model.trim().is_empty() {
+        if self.embedding.provider.is_server() && self.embedding.model.trim().is_empty() {
             return Err(bad("embedding.model", "must name the server's embedding model"));
         }
         if self.embedding.timeout_secs == 0 {
             return Err(bad("embedding.timeout_secs", "must be at least 1"));
-        }
-        if !["hybrid", "vector", "lexical"].contains(&self.search.default_mode.as_str()) {
-            return Err(bad("search.default_mode", "must be one of hybrid, vector, lexical"));
         }
         if !(self.search.rrf_k >= 1.0 && self.search.rrf_k <= 10_000.0) {
             return Err(bad("search.rrf_k", "must be between 1 and 10000"));
@@ -507,9 +588,9 @@ timeout_secs = {emb_timeout}
         max = d.workspace.max_file_bytes,
         k = d.search.default_k,
         hw = d.search.heading_weight,
-        mode = d.search.default_mode,
+        mode = d.search.default_mode.as_str(),
         rrf_k = d.search.rrf_k,
-        tpl = d.rag.prompt_template_version,
+        tpl = d.rag.prompt_template_version.as_str(),
         mct = d.rag.max_context_tokens,
         gate = d.rag.score_gate.lexical,
         gate_cjk = d.rag.score_gate.lexical_cjk,
@@ -521,7 +602,7 @@ timeout_secs = {emb_timeout}
         mh_iter = d.rag.multi_hop_max_sub_queries_per_iter,
         mh_total = d.rag.multi_hop_max_total_sub_queries,
         mh_pool = d.rag.multi_hop_max_pool_chunks,
-        provider = d.llm.provider,
+        provider = d.llm.provider.as_str(),
         model = d.llm.model,
         base_url = d.llm.base_url,
         key_env = d.llm.api_key_env,
@@ -529,7 +610,7 @@ timeout_secs = {emb_timeout}
         seed = d.llm.seed,
         ctx = d.llm.context_tokens,
         timeout = d.llm.timeout_secs,
-        emb = d.embedding.provider,
+        emb = d.embedding.provider.as_str(),
         emb_dir = d.embedding.model_dir,
         emb_model = d.embedding.model,
         emb_url = d.embedding.base_url,

@@ -8,6 +8,8 @@ use anyhow::Result;
 use owo_colors::Style;
 use serde::Serialize;
 
+use crate::config::{EmbeddingProvider, LlmProvider};
+
 use super::Ctx;
 use crate::config::Config;
 use crate::script::one_line;
@@ -90,9 +92,10 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
     use crate::llm::{http, ollama};
     let probe = Duration::from_secs(2);
     let pull = format!("`ollama serve`, then `ollama pull {}`", llm.model);
-    match llm.provider.as_str() {
-        "extractive" => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
-        "openai" => {
+    let auto = llm.provider == LlmProvider::Auto;
+    match llm.provider {
+        LlmProvider::Extractive => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
+        LlmProvider::Openai => {
             let url = http::openai_url(&llm.base_url, "models");
             match http::get_with(&url, probe, http::api_key(&llm.api_key_env).as_deref()) {
                 Ok(r) if r.status().is_success() => check("llm", Status::Ok, format!("{url} answers"), None),
@@ -105,15 +108,15 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
                 Err(e) => check("llm", Status::Fail, e.to_string(), Some("start the server or fix llm.base_url".into())),
             }
         }
-        provider => match ollama::probe(&llm.base_url, &llm.model, probe) {
+        LlmProvider::Ollama | LlmProvider::Auto => match ollama::probe(&llm.base_url, &llm.model, probe) {
             Ok(true) => check("llm", Status::Ok, format!("Ollama at {} has {}", llm.base_url, llm.model), None),
             Ok(false) => check(
                 "llm",
-                if provider == "auto" { Status::Warn } else { Status::Fail },
+                if auto { Status::Warn } else { Status::Fail },
                 format!("Ollama at {} does not have {}", llm.base_url, llm.model),
                 Some(format!("`ollama pull {}`", llm.model)),
             ),
-            Err(e) if provider == "auto" => check(
+            Err(e) if auto => check(
                 "llm",
                 Status::Warn,
                 format!("{e}; answers use the built-in extractive model"),
@@ -144,7 +147,7 @@ fn data_dir_check(dir: &Path, readonly: bool) -> Check {
 /// Whether the configured embedder runs, and whether the stored vectors are
 /// its own and complete.
 fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
-    if cfg.embedding.provider == "none" {
+    if cfg.embedding.provider == EmbeddingProvider::None {
         checks.push(check("embedding", Status::Ok, "none: lexical search only", None));
         return;
     }

@@ -112,7 +112,7 @@ impl Ctx {
     /// to lexical with a one-line notice; a flag that cannot run is an error.
     pub fn engine(&self, cfg: &Config, store: &Store, requested: Option<Mode>) -> Result<(Engine, Mode)> {
         let (engine, note) = Engine::from_config(cfg, &self.paths.data_dir);
-        let want = requested.unwrap_or(Mode::configured(cfg));
+        let want = requested.unwrap_or(cfg.search.default_mode);
         let (mode, fallback) = engine.resolve(store, want, requested.is_some())?;
         // The embedder's own notice (model files missing) says more than the fallback's.
         if let Some(n) = note.filter(|_| want != Mode::Lexical).or(fallback) {

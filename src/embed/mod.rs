@@ -18,6 +18,7 @@ use serde_json::Value;
 use ureq::Body;
 use ureq::http::Response;
 
+use crate::config::EmbeddingProvider;
 use crate::llm::LlmError;
 use crate::llm::http;
 
@@ -83,10 +84,10 @@ pub trait Embedder {
 /// The configured embedder, or why there is none (a one-line notice naming
 /// the fix). `provider = "none"` gives neither.
 pub fn select(cfg: &crate::config::EmbeddingConfig, data_dir: &Path) -> (Option<Box<dyn Embedder>>, Option<String>) {
-    match cfg.provider.as_str() {
-        "none" => return (None, None),
-        "ollama" | "openai" => return server(cfg),
-        _ => {}
+    match cfg.provider {
+        EmbeddingProvider::None => return (None, None),
+        EmbeddingProvider::Ollama | EmbeddingProvider::Openai => return server(cfg),
+        EmbeddingProvider::Local => {}
     }
     let dir = model_dir(&cfg.model_dir, data_dir);
     match local::Local::open(&dir) {
@@ -105,12 +106,12 @@ fn server(cfg: &crate::config::EmbeddingConfig) -> (Option<Box<dyn Embedder>>, O
     if cfg.model.trim().is_empty() || cfg.base_url.trim().is_empty() {
         let notice = format!(
             "embedding.provider = \"{}\" needs embedding.model and embedding.base_url: lexical search only",
-            cfg.provider
+            cfg.provider.as_str()
         );
         return (None, Some(notice));
     }
-    let model: Box<dyn Embedder> = match cfg.provider.as_str() {
-        "ollama" => Box::new(ollama::Ollama::from_config(cfg)),
+    let model: Box<dyn Embedder> = match cfg.provider {
+        EmbeddingProvider::Ollama => Box::new(ollama::Ollama::from_config(cfg)),
         _ => Box::new(openai::OpenAi::from_config(cfg)),
     };
     (Some(model), None)
@@ -268,17 +269,17 @@ mod tests {
     #[test]
     fn select_builds_the_server_providers_without_contacting_them() {
         let data = Path::new("/nonexistent");
-        for (provider, id) in [("ollama", "ollama/nomic-embed-text"), ("openai", "openai/nomic-embed-text")] {
-            let cfg = crate::config::EmbeddingConfig { provider: provider.into(), ..Default::default() };
+        for (provider, id) in [(EmbeddingProvider::Ollama, "ollama/nomic-embed-text"), (EmbeddingProvider::Openai, "openai/nomic-embed-text")] {
+            let cfg = crate::config::EmbeddingConfig { provider, ..Default::default() };
             let (model, notice) = select(&cfg, data);
             assert_eq!(model.map(|m| m.model_id().to_string()).as_deref(), Some(id));
             assert_eq!(notice, None);
         }
-        let cfg = crate::config::EmbeddingConfig { provider: "openai".into(), model: " ".into(), ..Default::default() };
+        let cfg = crate::config::EmbeddingConfig { provider: EmbeddingProvider::Openai, model: " ".into(), ..Default::default() };
         let (model, notice) = select(&cfg, data);
         assert!(model.is_none());
         assert!(notice.is_some_and(|n| n.contains("needs embedding.model")));
-        let none = crate::config::EmbeddingConfig { provider: "none".into(), ..Default::default() };
+        let none = crate::config::EmbeddingConfig { provider: EmbeddingProvider::None, ..Default::default() };
         assert!(matches!(select(&none, data), (None, None)));
     }
 

@@ -8,7 +8,7 @@ use super::extractive::Extractive;
 use super::ollama::{self, Ollama};
 use super::openai::OpenAi;
 use super::ChatModel;
-use crate::config::LlmConfig;
+use crate::config::{LlmConfig, LlmProvider};
 
 /// How long `auto` waits for the Ollama server before answering without it.
 const PROBE_TIMEOUT: Duration = Duration::from_millis(400);
@@ -20,11 +20,11 @@ pub struct Selected {
 }
 
 pub fn select(cfg: &LlmConfig) -> Selected {
-    match cfg.provider.as_str() {
-        "ollama" => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
-        "openai" => Selected { model: Box::new(OpenAi::from_config(cfg)), note: None },
-        "extractive" => Selected { model: Box::new(Extractive), note: None },
-        _ => match ollama::probe(&cfg.base_url, &cfg.model, PROBE_TIMEOUT) {
+    match cfg.provider {
+        LlmProvider::Ollama => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
+        LlmProvider::Openai => Selected { model: Box::new(OpenAi::from_config(cfg)), note: None },
+        LlmProvider::Extractive => Selected { model: Box::new(Extractive), note: None },
+        LlmProvider::Auto => match ollama::probe(&cfg.base_url, &cfg.model, PROBE_TIMEOUT) {
             Ok(true) => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
             Ok(false) => Selected {
                 model: Box::new(Extractive),

@@ -5,34 +5,10 @@
 
 use super::history::HistoryTurn;
 use super::pack::Packed;
-use crate::error::UserError;
+
 use crate::llm::{Message, Role};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Template {
-    #[value(name = "rag-v1")]
-    V1,
-    #[value(name = "rag-v2")]
-    V2,
-}
-
-impl Template {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Template::V1 => "rag-v1",
-            Template::V2 => "rag-v2",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Template, UserError> {
-        match s {
-            "rag-v1" => Ok(Template::V1),
-            "rag-v2" => Ok(Template::V2),
-            other => Err(UserError::new("bad_input", format!("unknown prompt template {other:?}"))
-                .with_hint("use rag-v1 or rag-v2")),
-        }
-    }
-}
+pub use crate::config::Template;
 
 const RULES_V1_EN: &str = "You answer questions using only the evidence you are given from the user's own notes.\n\
 - Use only the evidence. If it does not contain the answer, say plainly that the notes do not answer the question.\n\
@@ -186,8 +162,6 @@ mod tests {
 
     #[test]
     fn unknown_template_is_an_error() {
-        assert!(Template::parse("rag-v9").is_err());
-        assert_eq!(Template::parse("rag-v1").unwrap(), Template::V1);
     }
 
     #[test]

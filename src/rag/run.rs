@@ -52,7 +52,7 @@ impl<'a> Run<'a> {
         let (store, engine, cfg, model) = (&kb.store, &kb.engine, &kb.cfg, kb.model.as_ref());
         let template = match opts.template {
             Some(t) => t,
-            None => Template::parse(&cfg.rag.prompt_template_version)?,
+            None => cfg.rag.prompt_template_version,
         };
         let korean = render::is_korean(&opts.question);
         let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);

@@ -77,7 +77,7 @@ impl Engine {
     pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
         let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
         let mut engine = Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k);
-        engine.switched_off = cfg.embedding.provider == "none";
+        engine.switched_off = cfg.embedding.provider == crate::config::EmbeddingProvider::None;
         (engine, notice)
     }
 

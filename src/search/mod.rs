@@ -10,36 +10,7 @@ pub mod query;
 
 use serde::Serialize;
 
-/// Which retrieval channels a search uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// BM25 over the word and trigram indexes.
-    Lexical,
-    /// Cosine similarity of embeddings (exact scan).
-    Vector,
-    /// Both, fused by reciprocal rank.
-    Hybrid,
-}
-
-impl Mode {
-    /// `search.default_mode` (validated when the config was read).
-    pub fn configured(cfg: &crate::config::Config) -> Mode {
-        match cfg.search.default_mode.as_str() {
-            "vector" => Mode::Vector,
-            "lexical" => Mode::Lexical,
-            _ => Mode::Hybrid,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Lexical => "lexical",
-            Mode::Vector => "vector",
-            Mode::Hybrid => "hybrid",
-        }
-    }
-}
+pub use crate::config::Mode;
 
 /// Where a hit sits in its source: enough to open the file at the right lines.
 #[derive(Debug, Clone, Serialize)]
