@@ -14,7 +14,8 @@ use std::time::Instant;
 
 use kebab::ingest::chunk::{ChunkDraft, ChunkLimits};
 use kebab::ingest::{jsonl, markdown, text};
-use kebab::llm::http::{Answer, LineError, Lines};
+use kebab::http::{LineError, Lines};
+use kebab::llm::stream::Answer;
 use kebab::llm::ollama::Ollama;
 use kebab::llm::openai::OpenAi;
 use kebab::llm::{Completion, Flow, LlmError};

@@ -1,12 +1,19 @@
 //! kebab: a local-first knowledge base you talk to. The binary (`main.rs`)
 //! only parses and runs `cli`; every stage of the work lives in a module
 //! named for its job.
+//!
+//! Layers: script, words, config, error, http → store → embed, llm → search, ingest → rag → session, eval → render → repl, cli
+//!
+//! Each module imports only from layers before it (left of its arrow), never
+//! from its own layer's neighbours or later ones; `scripts/layers.py` checks
+//! this. `store` owns every table; `rag::Kb` is the one way to ask.
 
 pub mod cli;
 pub mod config;
 pub mod embed;
 pub mod error;
 pub mod eval;
+pub mod http;
 pub mod ingest;
 pub mod llm;
 pub mod rag;
@@ -16,3 +23,4 @@ pub mod script;
 pub mod search;
 pub mod session;
 pub mod store;
+pub mod words;

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use common::Env;
 use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head, wait};
 /// kebab's fixed budget for opening a connection: the bound of the backlog-full row.
-use kebab::llm::http::CONNECT_TIMEOUT;
+use kebab::http::CONNECT_TIMEOUT;
 
 /// `llm.timeout_secs` in every cell.
 const TIMEOUT: Duration = Duration::from_secs(1);

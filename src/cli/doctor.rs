@@ -89,7 +89,8 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
 
 /// Whether the configured model can answer.
 fn llm_check(llm: &crate::config::LlmConfig) -> Check {
-    use crate::llm::{http, ollama};
+    use crate::http;
+    use crate::llm::ollama;
     let probe = Duration::from_secs(2);
     let pull = format!("`ollama serve`, then `ollama pull {}`", llm.model);
     let auto = llm.provider == LlmProvider::Auto;

@@ -198,7 +198,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
         Err(err) => {
-            let failure = error::classify(&err);
+            let failure = crate::render::failure::classify(&err);
             if out.json {
                 let _ = out.json(&failure.doc);
             }

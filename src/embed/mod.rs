@@ -19,8 +19,7 @@ use ureq::Body;
 use ureq::http::Response;
 
 use crate::config::EmbeddingProvider;
-use crate::llm::LlmError;
-use crate::llm::http;
+use crate::http::{self, ServerError};
 
 /// The largest answer read from an embedding server. A batch of 32 texts of
 /// 4096 floats is a few MB of JSON; the cap only stops a runaway server.
@@ -38,7 +37,7 @@ pub enum EmbedError {
     /// An embedding server (`ollama`, `openai`) failed or answered nonsense;
     /// the same errors as the chat providers'.
     #[error(transparent)]
-    Server(#[from] LlmError),
+    Server(#[from] ServerError),
 }
 
 impl EmbedError {
@@ -46,17 +45,17 @@ impl EmbedError {
         match self {
             EmbedError::Missing(_) => Some("run `kebab models install` (or set embedding.model_dir)".into()),
             EmbedError::Model(_) => Some("reinstall the model with `kebab models install --force`".into()),
-            // `LlmError::hint` names the llm.* settings; these errors come from embedding.*.
+            // `ServerError::hint` names the llm.* settings; these errors come from embedding.*.
             EmbedError::Server(e) => match e {
-                LlmError::Http { hint, .. } => hint.clone(),
-                LlmError::Unreachable { .. } => Some(
+                ServerError::Http { hint, .. } => hint.clone(),
+                ServerError::Unreachable { .. } => Some(
                     "start the server (e.g. `ollama serve`), fix embedding.base_url, or set embedding.provider = \"local\""
                         .into(),
                 ),
-                LlmError::Timeout { .. } => {
+                ServerError::Timeout { .. } => {
                     Some("the server may be overloaded; raise embedding.timeout_secs or try again".into())
                 }
-                LlmError::Stream { .. } | LlmError::Other(_) => {
+                ServerError::Stream { .. } | ServerError::Other(_) => {
                     Some("check that embedding.base_url is an embedding server of the kind embedding.provider names".into())
                 }
             },
@@ -125,8 +124,8 @@ fn post_batch(
     timeout: Duration,
     headers: &[(&str, String)],
     body: &Value,
-    status_error: impl FnOnce(Response<Body>) -> LlmError,
-) -> Result<Vec<u8>, LlmError> {
+    status_error: impl FnOnce(Response<Body>) -> ServerError,
+) -> Result<Vec<u8>, ServerError> {
     let resp = http::post_json(url, timeout, headers, body)?;
     if !resp.status().is_success() {
         return Err(status_error(resp));
@@ -152,7 +151,7 @@ fn post_batch(
 
 /// Reads an answer as `T`, telling a body that is not JSON from JSON of the
 /// wrong shape (serde's message names what was wrong where).
-fn parse<T: DeserializeOwned>(url: &str, bytes: &[u8]) -> Result<T, LlmError> {
+fn parse<T: DeserializeOwned>(url: &str, bytes: &[u8]) -> Result<T, ServerError> {
     serde_json::from_slice(bytes).map_err(|e| {
         let message = if e.is_data() {
             format!("an answer of the wrong shape ({e})")
@@ -165,7 +164,7 @@ fn parse<T: DeserializeOwned>(url: &str, bytes: &[u8]) -> Result<T, LlmError> {
 }
 
 /// A server that says it failed with a success status (some proxies do).
-fn server_error(url: &str, error: Option<Value>) -> Result<(), LlmError> {
+fn server_error(url: &str, error: Option<Value>) -> Result<(), ServerError> {
     match error.filter(|e| !e.is_null()) {
         Some(e) => {
             let message = http::json_message(&serde_json::json!({ "error": e })).unwrap_or_default();
@@ -177,7 +176,7 @@ fn server_error(url: &str, error: Option<Value>) -> Result<(), LlmError> {
 
 /// Checks a server's vectors — one per text, all of one non-zero length,
 /// finite — and scales each to unit length, since not every server does.
-fn unit_vectors(url: &str, mut vectors: Vec<Vec<f32>>, texts: usize) -> Result<Vec<Vec<f32>>, LlmError> {
+fn unit_vectors(url: &str, mut vectors: Vec<Vec<f32>>, texts: usize) -> Result<Vec<Vec<f32>>, ServerError> {
     let bad = |message: String| Err(http::stream_error(url, message, ""));
     if vectors.len() != texts {
         return bad(format!("expected {texts} vectors (one per text), got {}", vectors.len()));
@@ -208,34 +207,9 @@ pub fn model_dir(configured: &str, data_dir: &Path) -> PathBuf {
     if configured.is_empty() { data_dir.join("models").join(local::MODEL_ID) } else { PathBuf::from(configured) }
 }
 
-/// A vector as stored: little-endian f32s.
-pub fn to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// Appends a stored vector's floats to `out`; false if the blob is not `dim` floats.
-pub fn read_blob(blob: &[u8], dim: usize, out: &mut Vec<f32>) -> bool {
-    if blob.len() != dim * 4 {
-        return false;
-    }
-    out.extend(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn blobs_round_trip_little_endian() {
-        let v = [1.0f32, -0.5, 3.25e-3];
-        let blob = to_blob(&v);
-        assert_eq!(&blob[..4], &1.0f32.to_le_bytes());
-        let mut out = Vec::new();
-        assert!(read_blob(&blob, 3, &mut out));
-        assert_eq!(out, v);
-        assert!(!read_blob(&blob, 4, &mut out));
-    }
 
     fn checked(vectors: Vec<Vec<f32>>, texts: usize) -> Result<Vec<Vec<f32>>, String> {
         unit_vectors("http://h/x", vectors, texts).map_err(|e| e.to_string())
@@ -285,9 +259,9 @@ mod tests {
 
     #[test]
     fn server_errors_hint_at_the_embedding_settings() {
-        let down = EmbedError::from(LlmError::Unreachable { url: "u".into(), message: "refused".into() });
+        let down = EmbedError::from(ServerError::Unreachable { url: "u".into(), message: "refused".into() });
         assert!(down.hint().is_some_and(|h| h.contains("embedding.base_url")));
-        let slow = EmbedError::from(LlmError::Timeout { url: "u".into(), secs: 1, partial: String::new() });
+        let slow = EmbedError::from(ServerError::Timeout { url: "u".into(), secs: 1, partial: String::new() });
         assert!(slow.hint().is_some_and(|h| h.contains("embedding.timeout_secs")));
     }
 }

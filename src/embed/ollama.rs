@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{EmbedError, Embedder};
 use crate::config::EmbeddingConfig;
-use crate::llm::{LlmError, http};
+use crate::http::{self, ServerError};
 
 #[derive(Debug, Clone)]
 pub struct Ollama {
@@ -46,9 +46,9 @@ impl Ollama {
     }
 
     /// The server's message, with what to do about the usual causes.
-    fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
+    fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> ServerError {
         match http::status_error(url, resp, None) {
-            LlmError::Http { url, status, message, hint: None } => {
+            ServerError::Http { url, status, message, hint: None } => {
                 let lower = message.to_lowercase();
                 let hint = if status == 404
                     && (lower.contains("model") && lower.contains("not found") || lower == "not found")
@@ -65,7 +65,7 @@ impl Ollama {
                 } else {
                     None
                 };
-                LlmError::Http { url, status, message, hint }
+                ServerError::Http { url, status, message, hint }
             }
             other => other,
         }
@@ -107,7 +107,7 @@ mod tests {
         Ollama::new(url, "nomic-embed-text", SEC).embed(texts)
     }
 
-    fn server_err(url: &str) -> LlmError {
+    fn server_err(url: &str) -> ServerError {
         match embed(url, &["a", "b"]) {
             Err(EmbedError::Server(e)) => e,
             other => panic!("expected a server error, got {other:?}"),
@@ -136,7 +136,7 @@ mod tests {
         let server =
             fake::json("404 Not Found", r#"{"error":"model \"nomic-embed-text\" not found, try pulling it first"}"#);
         let err = EmbedError::from(server_err(&server.url));
-        assert!(matches!(err, EmbedError::Server(LlmError::Http { status: 404, .. })), "{err:?}");
+        assert!(matches!(err, EmbedError::Server(ServerError::Http { status: 404, .. })), "{err:?}");
         assert!(err.to_string().contains("model \"nomic-embed-text\" not found"), "{err}");
         assert_eq!(err.hint().as_deref(), Some("run `ollama pull nomic-embed-text`"));
     }
@@ -159,7 +159,7 @@ mod tests {
     fn a_500_surfaces_the_servers_message() {
         let server = fake::json("500 Internal Server Error", r#"{"error":"llama runner process has terminated"}"#);
         let err = server_err(&server.url);
-        assert!(matches!(err, LlmError::Http { status: 500, .. }), "{err:?}");
+        assert!(matches!(err, ServerError::Http { status: 500, .. }), "{err:?}");
         assert!(err.to_string().ends_with("answered 500: llama runner process has terminated"), "{err}");
     }
 
@@ -180,7 +180,7 @@ mod tests {
     fn malformed_json_is_an_error_that_quotes_it() {
         let server = fake::json("200 OK", "this is not json");
         let err = server_err(&server.url);
-        assert!(matches!(err, LlmError::Stream { .. }), "{err:?}");
+        assert!(matches!(err, ServerError::Stream { .. }), "{err:?}");
         assert!(err.to_string().contains("malformed JSON answer: \"this is not json\""), "{err}");
     }
 
@@ -211,7 +211,7 @@ mod tests {
     fn a_refused_connection_is_unreachable_with_a_hint() {
         let started = Instant::now();
         let err = EmbedError::from(server_err(&fake::dead_url()));
-        assert!(matches!(err, EmbedError::Server(LlmError::Unreachable { .. })), "{err:?}");
+        assert!(matches!(err, EmbedError::Server(ServerError::Unreachable { .. })), "{err:?}");
         assert!(err.hint().is_some_and(|h| h.contains("ollama serve") && h.contains("embedding.base_url")));
         assert!(started.elapsed() < Duration::from_secs(2));
     }
@@ -227,7 +227,7 @@ mod tests {
             let server = fake::serve_steps(steps);
             let started = Instant::now();
             let err = Ollama::new(&server.url, "m", quick).embed(&["a"]).unwrap_err();
-            assert!(matches!(err, EmbedError::Server(LlmError::Timeout { .. })), "{err:?}");
+            assert!(matches!(err, EmbedError::Server(ServerError::Timeout { .. })), "{err:?}");
             assert!(err.hint().is_some_and(|h| h.contains("embedding.timeout_secs")));
             assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
         }

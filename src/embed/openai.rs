@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::{EmbedError, Embedder};
 use crate::config::EmbeddingConfig;
-use crate::llm::{LlmError, http};
+use crate::http::{self, ServerError};
 
 #[derive(Clone)]
 pub struct OpenAi {
@@ -81,11 +81,11 @@ impl OpenAi {
         self.api_key.as_deref()
     }
 
-    fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
+    fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> ServerError {
         http::openai_status_error(url, resp, self.secret(), "embedding", &self.model)
     }
 
-    fn request(&self, url: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, LlmError> {
+    fn request(&self, url: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, ServerError> {
         let mut headers = Vec::new();
         if let Some(key) = &self.api_key {
             headers.push(("Authorization", format!("Bearer {key}")));
@@ -126,18 +126,18 @@ impl Embedder for OpenAi {
 }
 
 /// `err` with `secret` cut out of all its text.
-fn redacted(err: LlmError, secret: Option<&str>) -> LlmError {
+fn redacted(err: ServerError, secret: Option<&str>) -> ServerError {
     let r = |text: String| http::redact(&text, secret);
     match err {
-        LlmError::Unreachable { url, message } => LlmError::Unreachable { url: r(url), message: r(message) },
-        LlmError::Http { url, status, message, hint } => {
-            LlmError::Http { url: r(url), status, message: r(message), hint: hint.map(r) }
+        ServerError::Unreachable { url, message } => ServerError::Unreachable { url: r(url), message: r(message) },
+        ServerError::Http { url, status, message, hint } => {
+            ServerError::Http { url: r(url), status, message: r(message), hint: hint.map(r) }
         }
-        LlmError::Timeout { url, secs, partial } => LlmError::Timeout { url: r(url), secs, partial: r(partial) },
-        LlmError::Stream { url, message, partial } => {
-            LlmError::Stream { url: r(url), message: r(message), partial: r(partial) }
+        ServerError::Timeout { url, secs, partial } => ServerError::Timeout { url: r(url), secs, partial: r(partial) },
+        ServerError::Stream { url, message, partial } => {
+            ServerError::Stream { url: r(url), message: r(message), partial: r(partial) }
         }
-        LlmError::Other(message) => LlmError::Other(r(message)),
+        ServerError::Other(message) => ServerError::Other(r(message)),
     }
 }
 
@@ -155,7 +155,7 @@ mod tests {
         OpenAi::new(url, "text-embedding-3-small", None, SEC)
     }
 
-    fn server_err(model: &OpenAi) -> LlmError {
+    fn server_err(model: &OpenAi) -> ServerError {
         match model.embed(&["a", "b"]) {
             Err(EmbedError::Server(e)) => e,
             other => panic!("expected a server error, got {other:?}"),
@@ -210,7 +210,7 @@ mod tests {
         let body = r#"{"error":{"message":"The model `text-embedding-3-small` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#;
         let server = fake::json("404 Not Found", body);
         let err = EmbedError::from(server_err(&model(&server.url)));
-        assert!(matches!(err, EmbedError::Server(LlmError::Http { status: 404, .. })), "{err:?}");
+        assert!(matches!(err, EmbedError::Server(ServerError::Http { status: 404, .. })), "{err:?}");
         assert!(err.to_string().contains("does not exist"), "{err}");
         assert!(err.hint().is_some_and(|h| h.contains("embedding.model") && h.contains("embedding.base_url")));
     }
@@ -235,14 +235,14 @@ mod tests {
     fn malformed_json_is_an_error_that_quotes_it() {
         let server = fake::json("200 OK", r#"{"data": [{"index": 0, "embedding": [0.1, 0.2"#);
         let err = server_err(&model(&server.url));
-        assert!(matches!(err, LlmError::Stream { .. }), "{err:?}");
+        assert!(matches!(err, ServerError::Stream { .. }), "{err:?}");
         assert!(err.to_string().contains("malformed JSON answer: \"{\\\"data\\\""), "{err}");
     }
 
     #[test]
     fn a_refused_connection_is_unreachable_with_a_hint() {
         let err = EmbedError::from(server_err(&model(&fake::dead_url())));
-        assert!(matches!(err, EmbedError::Server(LlmError::Unreachable { .. })), "{err:?}");
+        assert!(matches!(err, EmbedError::Server(ServerError::Unreachable { .. })), "{err:?}");
         assert!(err.hint().is_some_and(|h| h.contains("embedding.base_url")));
     }
 
@@ -251,7 +251,7 @@ mod tests {
         let server = fake::serve_steps(vec![(Duration::from_secs(3), response("200 OK", "application/json", "{}"))]);
         let started = Instant::now();
         let slow = OpenAi::new(&server.url, "m", None, Duration::from_millis(300));
-        assert!(matches!(server_err(&slow), LlmError::Timeout { .. }));
+        assert!(matches!(server_err(&slow), ServerError::Timeout { .. }));
         assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     }
 

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
 use crate::script::{estimate_tokens, is_cjk};
-use crate::search::query;
+use crate::words as query;
 
 /// Below this share of the question covered, the best sentence does not
 /// answer it. Low on purpose: the ask gate has already refused weak evidence;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 pub mod auto;
 pub mod extractive;
-pub mod http;
+pub mod stream;
 pub mod ollama;
 pub mod openai;
 
@@ -99,43 +99,8 @@ pub struct Completion {
     pub first_token: Option<Duration>,
 }
 
-/// Why a chat call failed. Variants that happen mid-stream carry the text
-/// received so far, which the caller keeps.
-#[derive(Debug, thiserror::Error)]
-pub enum LlmError {
-    #[error("cannot reach the model server at {url}: {message}")]
-    Unreachable { url: String, message: String },
-    #[error("the model server at {url} answered {status}: {message}")]
-    Http { url: String, status: u16, message: String, hint: Option<String> },
-    #[error("the model server at {url} sent nothing for {secs} s")]
-    Timeout { url: String, secs: u64, partial: String },
-    #[error("the stream from {url} broke: {message}")]
-    Stream { url: String, message: String, partial: String },
-    #[error("{0}")]
-    Other(String),
-}
-
-impl LlmError {
-    /// Text that arrived before the failure.
-    pub fn partial(&self) -> &str {
-        match self {
-            LlmError::Timeout { partial, .. } | LlmError::Stream { partial, .. } => partial,
-            _ => "",
-        }
-    }
-
-    /// What the user can do about it.
-    pub fn hint(&self) -> Option<String> {
-        match self {
-            LlmError::Unreachable { .. } => Some(
-                "start the server (e.g. `ollama serve`), fix llm.base_url, or set llm.provider = \"extractive\"".into(),
-            ),
-            LlmError::Http { hint, .. } => hint.clone(),
-            LlmError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
-            _ => None,
-        }
-    }
-}
+/// A model server's failure, as the chat providers report it.
+pub use crate::http::ServerError as LlmError;
 
 /// A chat model. `chat` runs on the calling thread and calls `on_text` with
 /// each piece of the answer as it arrives.

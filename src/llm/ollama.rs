@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::http::{self, Answer, Lines, MAX_LINE_BYTES};
+use super::stream::Answer;
+use crate::http::{self, Lines, MAX_LINE_BYTES};
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
 

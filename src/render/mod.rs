@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use crate::script::json_escaped;
 
 pub mod answer;
+pub mod failure;
 
 use owo_colors::{OwoColorize, Stream, Style};
 use serde::Serialize;

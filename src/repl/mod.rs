@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Result;
 use rustyline::error::ReadlineError;
 
-use crate::error;
+
 use crate::rag::{AskOptions, Kb};
 use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_sources, session_line, turn_summary};
 use crate::render::{ColorChoice, Output, human_bytes};
@@ -100,7 +100,7 @@ impl Repl {
             self.ask(line).map(|_| Flow::Continue)
         };
         result.unwrap_or_else(|err| {
-            let failure = error::classify(&err);
+            let failure = crate::render::failure::classify(&err);
             self.say_error(&failure.doc.message, failure.doc.hint.as_deref());
             Flow::Continue
         })

@@ -6,7 +6,6 @@ use anyhow::{Context, Result};
 use rusqlite::{OptionalExtension, params};
 
 use super::Store;
-use crate::embed::{read_blob, to_blob};
 
 /// Every vector of a model, contiguous: row `i` is `data[i*dim..(i+1)*dim]`.
 #[derive(Debug, Default)]
@@ -104,5 +103,35 @@ impl Store {
             }
         }
         Ok(set)
+    }
+}
+
+/// A vector as stored: little-endian f32s.
+pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Appends a stored vector's floats to `out`; false if the blob is not `dim` floats.
+pub fn read_blob(blob: &[u8], dim: usize, out: &mut Vec<f32>) -> bool {
+    if blob.len() != dim * 4 {
+        return false;
+    }
+    out.extend(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_round_trip_little_endian() {
+        let v = [1.0f32, -0.5, 3.25e-3];
+        let blob = to_blob(&v);
+        assert_eq!(&blob[..4], &1.0f32.to_le_bytes());
+        let mut out = Vec::new();
+        assert!(read_blob(&blob, 3, &mut out));
+        assert_eq!(out, v);
+        assert!(!read_blob(&blob, 4, &mut out));
     }
 }

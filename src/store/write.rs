@@ -8,8 +8,21 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, now_rfc3339};
-use crate::ingest::chunk::ChunkDraft;
 use crate::script;
+
+/// A piece of a document ready to be stored: its text, where it sits in the
+/// source (1-based, inclusive line span) and the headings above it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkDraft {
+    /// Headings from the outermost to the innermost, without `#` marks.
+    pub heading_path: Vec<String>,
+    /// The chunk's text exactly as it stands in the source lines it spans.
+    pub text: String,
+    /// First line of the chunk in the source file, 1-based.
+    pub line_start: u32,
+    /// Last line of the chunk in the source file, 1-based, inclusive.
+    pub line_end: u32,
+}
 
 /// One file, parsed: the documents it holds.
 pub struct SourceInput {

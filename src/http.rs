@@ -1,7 +1,7 @@
-//! HTTP plumbing shared by the chat providers that talk to a server: one
-//! ureq agent per call with the right timeouts, mapping of transport failures
-//! and error statuses to `LlmError`, a bounded line reader for streamed
-//! bodies, and the bookkeeping of a streamed answer.
+//! HTTP plumbing shared by everything that talks to a model server (the chat
+//! providers and the embedding servers): one ureq agent per call with the
+//! right timeouts, mapping of transport failures and error statuses to
+//! `ServerError`, and a bounded line reader for streamed bodies.
 //!
 //! Timeouts: connecting is bounded by a short budget; after that, every single
 //! socket read is bounded by the idle timeout (ureq's `timeout_per_read`,
@@ -17,7 +17,44 @@ use std::time::{Duration, Instant};
 use ureq::http::Response;
 use ureq::{Agent, Body};
 
-use super::{Completion, Flow, LlmError, Usage};
+
+/// Why a chat call failed. Variants that happen mid-stream carry the text
+/// received so far, which the caller keeps.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("cannot reach the model server at {url}: {message}")]
+    Unreachable { url: String, message: String },
+    #[error("the model server at {url} answered {status}: {message}")]
+    Http { url: String, status: u16, message: String, hint: Option<String> },
+    #[error("the model server at {url} sent nothing for {secs} s")]
+    Timeout { url: String, secs: u64, partial: String },
+    #[error("the stream from {url} broke: {message}")]
+    Stream { url: String, message: String, partial: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+impl ServerError {
+    /// Text that arrived before the failure.
+    pub fn partial(&self) -> &str {
+        match self {
+            ServerError::Timeout { partial, .. } | ServerError::Stream { partial, .. } => partial,
+            _ => "",
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ServerError::Unreachable { .. } => Some(
+                "start the server (e.g. `ollama serve`), fix llm.base_url, or set llm.provider = \"extractive\"".into(),
+            ),
+            ServerError::Http { hint, .. } => hint.clone(),
+            ServerError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
+            _ => None,
+        }
+    }
+}
 
 /// Budget for resolving the host and opening the connection.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -70,7 +107,7 @@ pub fn post_json(
     idle: Duration,
     headers: &[(&str, String)],
     body: &serde_json::Value,
-) -> Result<Response<Body>, LlmError> {
+) -> Result<Response<Body>, ServerError> {
     let mut req = agent(url, CONNECT_TIMEOUT, idle).post(url).content_type("application/json");
     for (name, value) in headers {
         req = req.header(*name, value.as_str());
@@ -79,13 +116,13 @@ pub fn post_json(
 }
 
 /// GETs `url` with one short budget for connecting and for each read.
-pub fn get(url: &str, timeout: Duration) -> Result<Response<Body>, LlmError> {
+pub fn get(url: &str, timeout: Duration) -> Result<Response<Body>, ServerError> {
     get_with(url, timeout, None)
 }
 
 /// `get`, sending `api_key` as a bearer token when there is one (an OpenAI
 /// server answers 401 to a keyless `/v1/models`).
-pub fn get_with(url: &str, timeout: Duration, api_key: Option<&str>) -> Result<Response<Body>, LlmError> {
+pub fn get_with(url: &str, timeout: Duration, api_key: Option<&str>) -> Result<Response<Body>, ServerError> {
     let mut req = agent(url, timeout, timeout).get(url);
     if let Some(key) = api_key {
         req = req.header("Authorization", format!("Bearer {key}"));
@@ -94,16 +131,16 @@ pub fn get_with(url: &str, timeout: Duration, api_key: Option<&str>) -> Result<R
 }
 
 /// Maps a failure before any response arrived.
-pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> LlmError {
-    let unreachable = |message: String| LlmError::Unreachable { url: url.to_string(), message };
+pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> ServerError {
+    let unreachable = |message: String| ServerError::Unreachable { url: url.to_string(), message };
     match err {
         ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => {
             unreachable(format!("no connection within {} s", secs(CONNECT_TIMEOUT)))
         }
-        ureq::Error::Timeout(_) => LlmError::Timeout { url: url.to_string(), secs: secs(idle), partial: String::new() },
+        ureq::Error::Timeout(_) => ServerError::Timeout { url: url.to_string(), secs: secs(idle), partial: String::new() },
         ureq::Error::Io(e) if dropped(&e) => stream_error(url, format!("the server closed the connection ({e})"), ""),
         ureq::Error::Protocol(e) => stream_error(url, format!("not a valid HTTP response ({e})"), ""),
-        ureq::Error::BadUri(e) => LlmError::Other(format!("bad model server URL {url}: {e}")),
+        ureq::Error::BadUri(e) => ServerError::Other(format!("bad model server URL {url}: {e}")),
         ureq::Error::HostNotFound => unreachable("host not found".into()),
         ureq::Error::Io(e) => unreachable(e.to_string()),
         other => unreachable(other.to_string()),
@@ -111,13 +148,13 @@ pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> LlmError {
 }
 
 /// Maps a failure while reading a streamed body; `partial` is the text so far.
-pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> LlmError {
+pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> ServerError {
     match err {
         LineError::TooLong => stream_error(url, format!("a line longer than {MAX_LINE_BYTES} bytes"), partial),
         LineError::TooSlow(limit) => stream_error(url, format!("a line took over {} s to arrive", secs(limit)), partial),
         LineError::Io(e) => match ureq::Error::from(e) {
             ureq::Error::Timeout(_) => {
-                LlmError::Timeout { url: url.to_string(), secs: secs(idle), partial: partial.to_string() }
+                ServerError::Timeout { url: url.to_string(), secs: secs(idle), partial: partial.to_string() }
             }
             ureq::Error::Io(e) if dropped(&e) => {
                 stream_error(url, format!("the server closed the connection mid-answer ({e})"), partial)
@@ -127,13 +164,13 @@ pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> L
     }
 }
 
-pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> LlmError {
-    LlmError::Stream { url: url.to_string(), message: message.into(), partial: partial.to_string() }
+pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> ServerError {
+    ServerError::Stream { url: url.to_string(), message: message.into(), partial: partial.to_string() }
 }
 
-/// Turns a non-success response into `LlmError::Http` carrying the server's
+/// Turns a non-success response into `ServerError::Http` carrying the server's
 /// own message. `secret` (an API key) is cut out of anything the server echoed.
-pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> LlmError {
+pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> ServerError {
     let status = resp.status().as_u16();
     let reason = resp.status().canonical_reason().unwrap_or("no message").to_lowercase();
     // Redacted before the message is cut short, so no prefix of the key survives.
@@ -142,14 +179,14 @@ pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> Ll
     if message.is_empty() {
         message = reason;
     }
-    LlmError::Http { url: url.to_string(), status, message, hint: None }
+    ServerError::Http { url: url.to_string(), status, message, hint: None }
 }
 
 /// `status_error` for an OpenAI-compatible server, with a hint for a bad key
 /// or model that names the settings of `section` (`llm` or `embedding`).
-pub fn openai_status_error(url: &str, resp: Response<Body>, api_key: Option<&str>, section: &str, model: &str) -> LlmError {
+pub fn openai_status_error(url: &str, resp: Response<Body>, api_key: Option<&str>, section: &str, model: &str) -> ServerError {
     match status_error(url, resp, api_key) {
-        LlmError::Http { url, status, message, hint: None } => {
+        ServerError::Http { url, status, message, hint: None } => {
             let hint = match status {
                 401 | 403 => Some(match api_key {
                     Some(_) => format!("check the API key in the environment variable named by {section}.api_key_env"),
@@ -158,7 +195,7 @@ pub fn openai_status_error(url: &str, resp: Response<Body>, api_key: Option<&str
                 404 => Some(format!("check {section}.model ({model}) and {section}.base_url")),
                 _ => None,
             };
-            LlmError::Http { url, status, message, hint }
+            ServerError::Http { url, status, message, hint }
         }
         other => other,
     }
@@ -230,7 +267,7 @@ pub fn content_type(resp: &Response<Body>) -> String {
 
 /// The error for a success status whose body is a web page, not a model stream
 /// (a proxy's login page, a web UI on the configured port).
-pub fn html_error(url: &str, resp: Response<Body>) -> LlmError {
+pub fn html_error(url: &str, resp: Response<Body>) -> ServerError {
     let page = server_message(&read_body(resp, MAX_ERROR_BODY).unwrap_or_default());
     stream_error(url, format!("the server sent a web page, not a model stream — is llm.base_url right? ({page})"), "")
 }
@@ -274,9 +311,9 @@ impl Quiet {
     }
 
     /// After a line with nothing in it: a timeout once that has gone on too long.
-    pub fn check(&self, url: &str, partial: &str) -> Result<(), LlmError> {
+    pub fn check(&self, url: &str, partial: &str) -> Result<(), ServerError> {
         if self.since.elapsed() > self.limit {
-            return Err(LlmError::Timeout { url: url.to_string(), secs: secs(self.limit), partial: partial.to_string() });
+            return Err(ServerError::Timeout { url: url.to_string(), secs: secs(self.limit), partial: partial.to_string() });
         }
         Ok(())
     }
@@ -355,37 +392,6 @@ impl<R: Read> Lines<R> {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         }))
-    }
-}
-
-/// The answer being streamed: collects the text, times the first piece and
-/// passes each piece to the caller's callback.
-pub struct Answer<'a> {
-    started: Instant,
-    pub text: String,
-    first_token: Option<Duration>,
-    on_text: &'a mut dyn FnMut(&str) -> Flow,
-}
-
-impl<'a> Answer<'a> {
-    pub fn new(started: Instant, on_text: &'a mut dyn FnMut(&str) -> Flow) -> Answer<'a> {
-        Answer { started, text: String::new(), first_token: None, on_text }
-    }
-
-    /// Adds a piece; empty pieces are not passed on.
-    pub fn push(&mut self, piece: &str) -> Flow {
-        if piece.is_empty() {
-            return Flow::Continue;
-        }
-        if self.first_token.is_none() {
-            self.first_token = Some(self.started.elapsed());
-        }
-        self.text.push_str(piece);
-        (self.on_text)(piece)
-    }
-
-    pub fn finish(self, usage: Usage, stopped: bool) -> Completion {
-        Completion { text: self.text, usage, stopped, first_token: self.first_token }
     }
 }
 

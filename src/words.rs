@@ -1,0 +1,124 @@
+//! The words of a text as kebab's search and its answerers see them: runs of
+//! letters and digits cut where the script changes, English stop words,
+//! question words that carry no topic, and Korean particles stripped from the
+//! end of a word. One reading, shared by the FTS5 query builder, the gate and
+//! the built-in extractive model, so they always agree on what a word is.
+
+use crate::script::is_cjk;
+
+/// Past this many distinct terms a query is cut: longer ones add cost, not recall.
+pub const MAX_TERMS: usize = 64;
+
+/// Lucene's English stop words: frequent words that only add noise to an OR query.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+    "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+    "will", "with",
+];
+
+/// Question words that carry no topic: left out when judging how much of a
+/// question some text covers (the ask gate, the extractive model).
+const QUESTION_WORDS: &[&str] = &[
+    "what", "how", "why", "which", "who", "whom", "whose", "when", "where", "do", "does", "did", "can", "could",
+    "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
+    "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
+    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
+];
+
+/// Korean sentence-final and connective endings: a word ending in one is the
+/// question's predicate (`쓰나요`, `있을까요`, `만들려면`), not its topic.
+const QUESTION_ENDINGS: &[&str] = &[
+    "나요", "가요", "까요", "는지", "은지", "인지", "습니까", "합니까", "니까", "려면", "으면", "나", "죠", "요",
+];
+
+/// Korean words too common or too grammatical to count as a topic.
+const KOREAN_FILLERS: &[&str] = &[
+    "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기",
+];
+
+pub fn is_question_word(word: &str) -> bool {
+    let stem = strip_particle(word);
+    if QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&stem) {
+        return true;
+    }
+    word.chars().any(crate::script::is_hangul)
+        && (KOREAN_FILLERS.contains(&word) || QUESTION_ENDINGS.iter().any(|e| word.ends_with(e)))
+}
+
+/// Korean particles and copula endings, longest first, stripped from the end
+/// of a word before it is used as a prefix.
+const PARTICLES: &[&str] = &[
+    "에서부터", "으로부터", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게", "으로",
+    "부터", "까지", "라는", "이다", "하는", "하고", "보다", "처럼", "마다", "은", "는", "이", "가", "을", "를", "의",
+    "에", "로", "와", "과", "도", "만",
+];
+
+/// Splits text into lowercase words: runs of letters and digits, cut where
+/// the script changes between CJK and the rest (`Rust의` → `rust`, `의`).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cur_cjk = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            let cjk = is_cjk(c);
+            // A number runs into the Hangul after it, as the index tokenises
+            // it: `2024년에는` is one token, so `2024년` must stay one word.
+            let number_then_cjk = cjk && cur.chars().all(|d| d.is_ascii_digit());
+            if !cur.is_empty() && cjk != cur_cjk && !number_then_cjk {
+                out.push(std::mem::take(&mut cur));
+            }
+            cur_cjk = cjk;
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// One searchable term of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    /// The word as typed (lowercased).
+    pub word: String,
+    /// Its expression on the word index: `"borrow"`, or `"소유권"*` for Hangul/CJK.
+    pub word_expr: String,
+    pub cjk: bool,
+}
+
+/// The distinct content terms of `text`: English stop words dropped unless
+/// nothing else is left, capped at `MAX_TERMS`.
+pub fn terms(text: &str) -> Vec<Term> {
+    let all = words(text);
+    let has_content = all.iter().any(|w| w.chars().any(is_cjk) || !STOP_WORDS.contains(&w.as_str()));
+    let mut out: Vec<Term> = Vec::new();
+    for w in all {
+        let cjk = w.chars().any(is_cjk);
+        if !cjk && has_content && STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        let word_expr = if cjk { format!("\"{}\"*", strip_particle(&w)) } else { format!("\"{w}\"") };
+        if out.len() < MAX_TERMS && !out.iter().any(|t| t.word_expr == word_expr) {
+            out.push(Term { word: w, word_expr, cjk });
+        }
+    }
+    out
+}
+
+/// The word without a trailing particle, keeping at least one character.
+pub fn strip_particle(word: &str) -> &str {
+    for p in PARTICLES {
+        if let Some(stem) = word.strip_suffix(p) {
+            if !stem.is_empty() {
+                return stem;
+            }
+        }
+    }
+    word
+}
+
