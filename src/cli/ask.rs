@@ -24,13 +24,14 @@ use crate::search::Mode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The question (several words may be given without quotes)
-    #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
-    question: Vec<String>,
+    /// The question (several words may be given without quotes); `-`, or
+    /// nothing with stdin not a terminal, reads it from stdin
+    #[arg(num_args = 0.., value_name = "QUESTION")]
+    question: Vec<std::ffi::OsString>,
     /// Retrieval mode [default: search.default_mode, hybrid]
     #[arg(long, value_enum)]
     mode: Option<Mode>,
-    /// Chunks to retrieve (at least search.default_k)
+    /// Chunks to retrieve and pack [default: search.default_k]
     #[arg(short, value_name = "N")]
     k: Option<usize>,
     /// Also show retrieval, gate, packing and timings
@@ -39,8 +40,10 @@ pub struct Args {
     /// Prompt template [default: rag.prompt_template_version]
     #[arg(long, value_enum)]
     template: Option<Template>,
+    /// Sampling temperature for a model server, 0–2 [default: the server's]
     #[arg(long, value_name = "T")]
     temperature: Option<f32>,
+    /// Sampling seed for a model server, for repeatable answers
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// Ask the model for the whole answer at once and print it when complete
@@ -58,6 +61,32 @@ pub struct Args {
     multi_hop: bool,
 }
 
+/// The question from the arguments, or from stdin when it is `-` or absent
+/// and stdin is not a terminal (`echo "…" | kebab ask -`). A pasted question
+/// over several lines is one question: its lines are joined with spaces.
+fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
+    use std::io::{IsTerminal, Read};
+    let from_stdin = match parts {
+        [one] => one == "-",
+        [] => !std::io::stdin().is_terminal(),
+        _ => false,
+    };
+    if !from_stdin {
+        if parts.is_empty() {
+            return Err(UserError::new("bad_input", "no question given")
+                .with_hint("run `kebab ask QUESTION`, or pipe it in: `echo QUESTION | kebab ask -`")
+                .into());
+        }
+        return super::text_arg("question", parts);
+    }
+    let mut raw = Vec::new();
+    std::io::stdin().read_to_end(&mut raw)?;
+    let text = String::from_utf8(raw).map_err(|_| {
+        UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
+    })?;
+    Ok(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 #[derive(Serialize)]
 struct AnswerWithExplain<'a> {
     #[serde(flatten)]
@@ -68,7 +97,7 @@ struct AnswerWithExplain<'a> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
-    let question = args.question.join(" ");
+    let question = question_text(&args.question)?;
     if question.trim().is_empty() {
         return Err(UserError::new("bad_input", "the question is empty").into());
     }
@@ -84,7 +113,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let store = ctx.store()?;
     if store.is_readonly() {
-        ctx.out.notice("read-only: this answer is not saved");
+        // Said, not refused: answering reads only; the session just does not grow.
+        match &args.session {
+            Some(name) => ctx.out.notice(format!("read-only: this turn was not saved to session {}", printable(name))),
+            None => ctx.out.notice("read-only: this answer is not saved"),
+        }
     }
     let conversation = match &args.session {
         Some(name) if store.is_readonly() => {

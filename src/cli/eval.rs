@@ -92,7 +92,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 multi_hop,
                 per_question: ctx.out.json,
             };
-            let counter = ctx.counter("questions asked");
+            let mut counter = ctx.counter("questions asked");
             let r = answers::run(&store, &engine, &cfg, model.as_ref(), &opts, &mut |d, t| counter.set(d, t));
             counter.finish();
             let r = r?;
@@ -134,7 +134,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Gate { set, mode } => {
             let cfg = ctx.config()?;
-            let store = ctx.store()?;
+            let store = ctx.create_store()?;
             let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let selected = crate::llm::auto::select(&cfg.llm);
             if let Some(note) = &selected.note {
@@ -174,7 +174,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 }
                 cfg.search.rrf_k = r;
             }
-            let store = ctx.store()?;
+            let store = ctx.create_store()?;
             let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let opts = retrieval::Options {
                 queries: &queries,

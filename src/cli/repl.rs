@@ -15,7 +15,7 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
-    let store = ctx.store()?;
+    let store = ctx.create_store()?;
     let engine = ctx.engine(&cfg, &store, None)?;
     let selected = auto::select(&cfg.llm);
     let history_file = ctx.paths.data_dir.join("repl_history");
