@@ -83,6 +83,17 @@ impl Store {
             store.check_level()?;
             Ok(store)
         };
+        // Data nobody may write, with no pending WAL: immutable from the start,
+        // so not even a user the kernel lets write (root) leaves a -shm behind.
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let settled = std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
+        if settled && not_writable(path) {
+            let mut store = open(true)?;
+            store.conn.pragma_update(None, "foreign_keys", "ON")?;
+            store.migrate()?;
+            return Ok(store);
+        }
         let mut store = match open(false) {
             Ok(s) => s,
             // Not a database at all: the same error either way.
