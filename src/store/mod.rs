@@ -88,16 +88,11 @@ impl Store {
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         let settled = std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
-        if settled && not_writable(path) {
-            let mut store = open(true)?;
-            store.conn.pragma_update(None, "foreign_keys", "ON")?;
-            store.migrate()?;
-            return Ok(store);
-        }
-        let mut store = match open(false) {
+        let mut store = match open(settled && not_writable(path)) {
             Ok(s) => s,
             // Not a database at all: the same error either way.
             Err(e) if e.downcast_ref::<UserError>().is_some() || !looks_like_sqlite(path) => return Err(e),
+            // A WAL database whose -shm cannot be created here: read it as it is on disk.
             Err(_) => open(true)?,
         };
         store.conn.pragma_update(None, "foreign_keys", "ON")?;
