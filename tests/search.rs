@@ -127,6 +127,8 @@ fn punctuation_only_query_is_bad_input() {
 #[test]
 fn search_on_an_empty_index_says_how_to_fill_it() {
     let env = Env::new();
+    // An index that exists but holds nothing (a missing one is `no_index`, exit 1: tests/new_user.rs).
+    env.ok(&["init"]);
     let out = env.run(&["search", "anything"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("kebab ingest"), "{}", stderr(&out));

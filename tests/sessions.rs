@@ -97,7 +97,7 @@ fn read_only_asks_in_a_session_create_and_save_nothing() {
     let env = research_env();
     let out = env.run(&["--readonly", "ask", "--session", "ro", "How did you count varroa mites?"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("read-only: this answer is not saved"));
+    assert!(stderr(&out).contains("read-only: this turn was not saved to session ro"), "{}", stderr(&out));
     assert_eq!(env.json(&["sessions", "list"])["sessions"].as_array().unwrap().len(), 0);
 }
 

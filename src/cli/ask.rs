@@ -15,18 +15,20 @@ use crate::rag::render::Template;
 use crate::rag::explain::ExplainRecord;
 use crate::rag::{self, AskOptions};
 use crate::render::answer::{self, Shown, Streamer, ctrl_c_flag};
+use crate::script::printable;
 use crate::session;
 use crate::search::Mode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The question (several words may be given without quotes)
-    #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
-    question: Vec<String>,
+    /// The question (several words may be given without quotes); `-`, or
+    /// nothing with stdin not a terminal, reads it from stdin
+    #[arg(num_args = 0.., value_name = "QUESTION")]
+    question: Vec<std::ffi::OsString>,
     /// Retrieval mode [default: search.default_mode, hybrid]
     #[arg(long, value_enum)]
     mode: Option<Mode>,
-    /// Chunks to retrieve (at least search.default_k)
+    /// Chunks to retrieve and pack [default: search.default_k]
     #[arg(short, value_name = "N")]
     k: Option<usize>,
     /// Also show retrieval, gate, packing and timings
@@ -35,8 +37,10 @@ pub struct Args {
     /// Prompt template [default: rag.prompt_template_version]
     #[arg(long, value_enum)]
     template: Option<Template>,
+    /// Sampling temperature for a model server, 0–2 [default: the server's]
     #[arg(long, value_name = "T")]
     temperature: Option<f32>,
+    /// Sampling seed for a model server, for repeatable answers
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// Ask the model for the whole answer at once and print it when complete
@@ -54,6 +58,32 @@ pub struct Args {
     multi_hop: bool,
 }
 
+/// The question from the arguments, or from stdin when it is `-` or absent
+/// and stdin is not a terminal (`echo "…" | kebab ask -`). A pasted question
+/// over several lines is one question: its lines are joined with spaces.
+fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
+    use std::io::{IsTerminal, Read};
+    let from_stdin = match parts {
+        [one] => one == "-",
+        [] => !std::io::stdin().is_terminal(),
+        _ => false,
+    };
+    if !from_stdin {
+        if parts.is_empty() {
+            return Err(UserError::new("bad_input", "no question given")
+                .with_hint("run `kebab ask QUESTION`, or pipe it in: `echo QUESTION | kebab ask -`")
+                .into());
+        }
+        return super::text_arg("question", parts);
+    }
+    let mut raw = Vec::new();
+    std::io::stdin().read_to_end(&mut raw)?;
+    let text = String::from_utf8(raw).map_err(|_| {
+        UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
+    })?;
+    Ok(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 #[derive(Serialize)]
 struct AnswerWithExplain<'a> {
     #[serde(flatten)]
@@ -64,7 +94,7 @@ struct AnswerWithExplain<'a> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
-    let question = args.question.join(" ");
+    let question = question_text(&args.question)?;
     if question.trim().is_empty() {
         return Err(UserError::new("bad_input", "the question is empty").into());
     }
@@ -75,7 +105,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let store = ctx.store()?;
     if store.is_readonly() {
-        ctx.out.notice("read-only: this answer is not saved");
+        // Said, not refused: answering reads only; the session just does not grow.
+        match &args.session {
+            Some(name) => ctx.out.notice(format!("read-only: this turn was not saved to session {}", printable(name))),
+            None => ctx.out.notice("read-only: this answer is not saved"),
+        }
     }
     let (kb, mode, model_note) = ctx.kb(cfg, store, args.mode)?;
     if args.multi_hop {

@@ -60,7 +60,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
             checks.push(check("config", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
         }
     }
-    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.readonly));
+    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.readonly || readonly_data(ctx)));
     database_checks(ctx, &mut checks);
     if let Ok(cfg) = &cfg {
         checks.push(llm_check(&cfg.llm));
@@ -128,9 +128,19 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
     }
 }
 
+/// A database this process may not write: read, never advised away.
+fn readonly_data(ctx: &Ctx) -> bool {
+    ctx.paths.database.exists() && crate::store::not_writable(&ctx.paths.database)
+}
+
 fn data_dir_check(dir: &Path, readonly: bool) -> Check {
     if readonly {
-        return check("data dir", Status::Ok, format!("{} (read-only run: not written)", dir.display()), None);
+        return check(
+            "data dir",
+            Status::Ok,
+            format!("{} (read-only: searched and asked, not written)", dir.display()),
+            Some("`kebab ingest` needs write access to the database and its folder".into()),
+        );
     }
     let probe = dir.join(".kebab-doctor-probe");
     let result = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok")).and_then(|_| std::fs::remove_file(&probe));
@@ -198,16 +208,18 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    let store = match Store::open(db, ctx.readonly) {
+    let store = match Store::open(db, ctx.readonly || readonly_data(ctx)) {
         Ok(s) => s,
         Err(e) => {
             let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
-            checks.push(check(
-                "database",
-                Status::Fail,
-                format!("{e:#}"),
-                Some(hint.unwrap_or_else(|| format!("move {} aside and run `kebab ingest` to rebuild it", db.display()))),
-            ));
+            // Rebuilding is advice only for a file that is not a database at
+            // all; a real one that cannot be opened is kept and its access checked.
+            let fallback = if crate::store::looks_like_sqlite(db) {
+                format!("{} is a SQLite database: check its and its folder's permissions, and that no other program holds it", db.display())
+            } else {
+                format!("move {} aside and run `kebab ingest` to rebuild it", db.display())
+            };
+            checks.push(check("database", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or(fallback))));
             return;
         }
     };
@@ -224,7 +236,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
     }
     for table in ["chunks_fts", "chunks_trigram"] {
         // FTS5's own check compares the index with the chunks table.
-        if ctx.readonly {
+        if store.is_readonly() {
             continue;
         }
         match store.check_fts(table) {

@@ -93,7 +93,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 multi_hop,
                 per_question: ctx.out.json,
             };
-            let counter = ctx.counter("questions asked");
+            let mut counter = ctx.counter("questions asked");
             let r = answers::run(&kb, &opts, &mut |d, t| counter.set(d, t));
             counter.finish();
             let r = r?;
@@ -134,7 +134,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Gate { set, mode } => {
-            let (kb, mode, note) = ctx.kb(ctx.config()?, ctx.store()?, mode)?;
+            let (kb, mode, note) = ctx.kb(ctx.config()?, ctx.create_store()?, mode)?;
             if let Some(note) = &note {
                 ctx.out.notice(note);
             }
@@ -172,7 +172,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 }
                 cfg.search.rrf_k = r;
             }
-            let store = ctx.store()?;
+            let store = ctx.create_store()?;
             let (engine, mode) = ctx.engine(&cfg, &store, mode)?;
             let opts = retrieval::Options {
                 queries: &queries,

@@ -1,5 +1,7 @@
 //! `kebab ingest [PATH...]`: index notes, showing progress (a bar on a
-//! terminal, one line per file with `KEBAB_PROGRESS=plain`), then a summary.
+//! terminal, one line per file with `KEBAB_PROGRESS=plain`, a line every few
+//! seconds otherwise), then a summary. Without PATH it walks
+//! `workspace.roots`, or else the folders the database already holds.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,6 +34,8 @@ pub struct Args {
 /// How progress is shown.
 enum Progress {
     None,
+    /// Off a terminal: a counted line every few seconds.
+    Lines(super::progress::Counter, usize, usize),
     Plain { done: usize, total: usize },
     Bar { bar: ProgressBar, files: usize, started: Instant },
 }
@@ -41,7 +45,7 @@ impl Progress {
         if ctx.out.quiet {
             return Progress::None;
         }
-        if std::env::var("KEBAB_PROGRESS").is_ok_and(|v| v == "plain") {
+        if super::progress::plain_requested() {
             return Progress::Plain { done: 0, total: 0 };
         }
         if ctx.out.progress_on_terminal() {
@@ -52,7 +56,7 @@ impl Progress {
             );
             return Progress::Bar { bar, files: 0, started: Instant::now() };
         }
-        Progress::None
+        Progress::Lines(ctx.counter("files read"), 0, 0)
     }
 
     fn event(&mut self, ctx: &Ctx, ev: Event) {
@@ -65,12 +69,17 @@ impl Progress {
                 *done += 1;
                 eprintln!("[{done}/{total}] {what} {}", one_line(path));
             }
+            (Progress::Lines(_, _, total), Event::Planned { files, .. }) => *total += files,
+            (Progress::Lines(counter, done, total), Event::File { .. }) => {
+                *done += 1;
+                counter.set(*done, *total);
+            }
             (Progress::Bar { bar, .. }, Event::Planned { bytes, .. }) => bar.inc_length(bytes),
             (Progress::Bar { bar, files, started }, Event::File { bytes, .. }) => {
                 *files += 1;
                 bar.inc(bytes);
                 let rate = *files as f64 / started.elapsed().as_secs_f64().max(1e-3);
-                bar.set_message(format!("{files} files {rate:.0}/s"));
+                bar.set_message(format!("{files} files {rate:.2}/s · {}s elapsed", started.elapsed().as_secs()));
             }
             (progress, Event::Skipped(skip)) => {
                 let line = format!("skipped {}: {}", one_line(&skip.path), skip.reason);
@@ -84,8 +93,10 @@ impl Progress {
     }
 
     fn finish(self) {
-        if let Progress::Bar { bar, .. } = self {
-            bar.finish_and_clear();
+        match self {
+            Progress::Bar { bar, .. } => bar.finish_and_clear(),
+            Progress::Lines(counter, ..) => counter.finish(),
+            _ => {}
         }
     }
 }
@@ -97,17 +108,26 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Err(UserError::readonly("`kebab ingest`").into());
     }
     let cfg = ctx.config()?;
-    let mut store = ctx.store()?;
-    let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force };
+    let mut store = ctx.create_store()?;
+    let named = !args.paths.is_empty();
+    let paths = if named || !cfg.workspace.roots.is_empty() { args.paths } else { known_roots(ctx, &store)? };
+    let opts = IngestOptions { paths, format: args.format, prune: args.prune, force: args.force };
     let mut progress = Progress::new(ctx);
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
     progress.finish();
     let summary = result?;
-    let embedded = embed_stage(ctx, &cfg, &store, args.force)?;
+    if named && summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0 {
+        // Everything the user named was skipped (each said why above): that is not success.
+        return Err(UserError::new("bad_input", format!("nothing named could be ingested: {} skipped", summary.skipped))
+            .with_hint("see the reasons above; `--format md|txt` reads a file whatever its extension")
+            .into());
+    }
+    let embedded = embed_stage(ctx, &cfg, &store, args.force, summary.chunks_written)?;
     if ctx.out.json {
         ctx.out.json(&IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
     } else {
-        print_summary(ctx, &summary)?;
+        let resumed = embedded.as_ref().map_or(0, |e| e.embedded.saturating_sub(summary.chunks_written));
+        print_summary(ctx, &summary, resumed)?;
         if let Some(e) = embedded.as_ref().filter(|e| e.embedded > 0) {
             let secs = e.elapsed_ms as f64 / 1000.0;
             ctx.out.line(format!(
@@ -129,22 +149,48 @@ struct IngestDoc<'a> {
     embedding: Option<&'a EmbedSummary>,
 }
 
+/// With no PATH and no `workspace.roots`: the folders already in the
+/// database (how people re-run ingest after editing notes), named as walked.
+fn known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<Vec<PathBuf>> {
+    let roots: Vec<PathBuf> = store.stats()?.roots.into_iter().map(|r| PathBuf::from(r.path)).collect();
+    if roots.is_empty() {
+        return Err(UserError::new("bad_input", "nothing to ingest: no PATH given, workspace.roots is empty and nothing is indexed yet")
+            .with_hint("run `kebab ingest PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+            .into());
+    }
+    let names: Vec<String> = roots.iter().map(|r| one_line(&r.to_string_lossy())).collect();
+    ctx.out.notice(format!("no PATH given: walking the folders already indexed: {}", names.join(", ")));
+    Ok(roots)
+}
+
 /// Vectors for every chunk that has none, when an embedder is configured.
-fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Store, force: bool) -> Result<Option<EmbedSummary>> {
+/// Chunks beyond the `written` ones of this run were left by an earlier,
+/// interrupted run: that is said, so the run does not look like a no-op.
+fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Store, force: bool, written: usize) -> Result<Option<EmbedSummary>> {
     let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
     if let Some(n) = note {
         ctx.out.notice(n);
     }
     let Some(model) = model else { return Ok(None) };
-    let counter = ctx.counter("chunks embedded");
+    let waiting = store.count_without_vectors()? as usize;
+    let left = waiting.saturating_sub(written);
+    if left > 0 && !force {
+        ctx.out.notice(format!("embedding {left} chunks left from an earlier run"));
+    }
+    let mut counter = ctx.counter("chunks embedded");
     let summary = ingest::embed::embed_missing(store, model.as_ref(), force, &mut |done, total| counter.set(done, total));
     counter.finish();
     Ok(Some(summary?))
 }
 
-fn print_summary(ctx: &Ctx, s: &Summary) -> Result<()> {
+fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
     let secs = s.elapsed_ms as f64 / 1000.0;
-    if s.added + s.updated + s.removed == 0 && s.skipped == 0 {
+    if s.added + s.updated + s.removed == 0 && s.skipped == 0 && resumed > 0 {
+        ctx.out.line(format!(
+            "no file changed ({} documents in {} files); resumed embedding {resumed} chunks from an earlier run",
+            s.unchanged, s.files_seen
+        ))?;
+    } else if s.added + s.updated + s.removed == 0 && s.skipped == 0 {
         ctx.out.line(format!(
             "nothing changed: {} documents in {} files unchanged ({secs:.2} s)",
             s.unchanged, s.files_seen

@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         std::fs::write(path, default_config_text()).with_context(|| format!("cannot write {}", path.display()))?;
         true
     };
-    let store = ctx.store()?;
+    let store = ctx.create_store()?;
     let report = InitReport {
         schema_version: "init.v1",
         config_path: path.display().to_string(),
@@ -50,7 +50,11 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
             ctx.out.line(format!("config {} exists; left unchanged", report.config_path))?;
         }
         ctx.out.line(format!("database {} ready (schema level {})", report.database, report.schema_level))?;
-        ctx.out.notice("next: `kebab ingest PATH` to index your notes, then `kebab search QUERY`");
+        // Plain lines, not notices: the next steps are the point of running init.
+        ctx.out.line("next steps:")?;
+        ctx.out.line("  kebab models install      # the built-in embedding model, for semantic search")?;
+        ctx.out.line("  kebab ingest ~/notes      # index a folder of Markdown or text notes")?;
+        ctx.out.line("  kebab --repl              # ask questions about them (or `kebab search QUERY`)")?;
     }
     Ok(0)
 }

@@ -9,6 +9,7 @@ mod eval;
 mod ingest;
 mod init;
 mod models;
+pub mod progress;
 mod repl;
 mod search;
 mod sessions;
@@ -79,7 +80,7 @@ enum Command {
     Stats,
     /// Check config and database, with a fix for each problem
     Doctor,
-    /// Measure retrieval quality on a BEIR-style set
+    /// Measure quality: retrieval (BEIR-style sets), answers, the gate, dialogues
     #[command(subcommand)]
     Eval(eval::Command),
     /// Install the built-in embedding model, or say where it is
@@ -102,9 +103,31 @@ impl Ctx {
         Config::load(&self.paths.config_file)
     }
 
-    /// Opens the database (creating it unless read-only).
+    /// Opens the database a command reads (and may add to, as a session's
+    /// turns): it must exist, since a read must not leave an empty database
+    /// behind. Data this process may not write is opened read-only, with a notice.
     pub fn store(&self) -> Result<Store> {
-        Store::open(&self.paths.database, self.readonly)
+        let db = &self.paths.database;
+        if !db.exists() {
+            return Err(crate::error::UserError::new("no_index", format!("nothing is indexed yet: no database at {}", db.display()))
+                .with_hint("run `kebab ingest PATH` to index a folder of notes (`kebab init` first writes a config to edit)")
+                .into());
+        }
+        self.open_store()
+    }
+
+    /// Opens the database, creating it unless read-only: for commands that write.
+    pub fn create_store(&self) -> Result<Store> {
+        self.open_store()
+    }
+
+    fn open_store(&self) -> Result<Store> {
+        let db = &self.paths.database;
+        let auto = !self.readonly && db.exists() && crate::store::not_writable(db);
+        if auto {
+            self.out.notice(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
+        }
+        Store::open(db, self.readonly || auto)
     }
 
     /// The search engine and the mode to run in: `requested` (a `--mode`
@@ -130,47 +153,13 @@ impl Ctx {
     }
 
     /// Progress of a counted run (`what`: "chunks embedded").
-    pub fn counter(&self, what: &'static str) -> Counter {
-        let bar = self.out.progress_on_terminal().then(|| {
-            let bar = indicatif::ProgressBar::new(0);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(&format!("{{bar:20}} {{pos}}/{{len}} {what} {{per_sec}}"))
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
-        });
-        let plain = std::env::var("KEBAB_PROGRESS").is_ok_and(|v| v == "plain") && !self.out.quiet;
-        Counter { bar, plain, what }
+    pub fn counter(&self, what: &'static str) -> progress::Counter {
+        progress::Counter::new(&self.out, what)
     }
 
     /// The folder relative `workspace.roots` are resolved against.
     pub fn config_dir(&self) -> PathBuf {
         self.paths.config_file.parent().map(PathBuf::from).unwrap_or_default()
-    }
-}
-
-/// Progress of a counted run: a bar on a terminal, a line per step with
-/// `KEBAB_PROGRESS=plain`, nothing otherwise.
-pub struct Counter {
-    bar: Option<indicatif::ProgressBar>,
-    plain: bool,
-    what: &'static str,
-}
-
-impl Counter {
-    pub fn set(&self, done: usize, total: usize) {
-        if let Some(b) = &self.bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        } else if self.plain {
-            eprintln!("{done}/{total} {}", self.what);
-        }
-    }
-
-    pub fn finish(self) {
-        if let Some(b) = self.bar {
-            b.finish_and_clear();
-        }
     }
 }
 
@@ -180,7 +169,12 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
-            if code != 0 && std::env::args().any(|a| a == "--json") {
+            // `args_os`: `args` itself panics on an argument that is not UTF-8.
+            let json = std::env::args_os().any(|a| a == "--json");
+            if e.kind() == clap::error::ErrorKind::InvalidUtf8 {
+                return not_utf8_argument(json);
+            }
+            if code != 0 && json {
                 let doc = ErrorDoc {
                     schema_version: "error.v1",
                     code: "usage".into(),
@@ -213,6 +207,62 @@ pub fn main() -> i32 {
     }
 }
 
+/// clap's own message for an argument that is not UTF-8 does not say which:
+/// this one names it (shown lossily) and exits 1 like any bad input.
+fn not_utf8_argument(json: bool) -> i32 {
+    let bad = std::env::args_os().skip(1).find(|a| a.to_str().is_none()).unwrap_or_default();
+    let err = crate::error::UserError::new("bad_input", format!("the argument {:?} is not valid UTF-8", bad.to_string_lossy()))
+        .with_hint("names, queries and options must be UTF-8 text; file and folder paths may be any bytes");
+    let doc = crate::render::failure::classify(&err.into()).doc;
+    if json {
+        let _ = Output { json: true, quiet: true, color: ColorChoice::Never }.json(&doc);
+    }
+    eprintln!("error: {}", crate::script::printable(&doc.message));
+    if let Some(hint) = &doc.hint {
+        eprintln!("hint: {hint}");
+    }
+    1
+}
+
+/// An argument that must be text (a query, a question): not UTF-8 is bad
+/// input naming the argument, never a panic.
+pub fn text_arg(name: &str, parts: &[std::ffi::OsString]) -> Result<String> {
+    let mut words = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p.to_str() {
+            Some(w) => words.push(w),
+            None => {
+                return Err(crate::error::UserError::new(
+                    "bad_input",
+                    format!("the {name} {:?} is not valid UTF-8", p.to_string_lossy()),
+                )
+                .with_hint(format!("give the {name} as UTF-8 text (check the terminal's or the script's encoding)"))
+                .into());
+            }
+        }
+    }
+    Ok(words.join(" "))
+}
+
+/// Checks the paths before any command runs: a config named explicitly must
+/// exist (only the default one may be absent), and the data dir is a folder.
+fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
+    use crate::error::UserError;
+    // `kebab init` writes the config it is pointed at; `config path` only names it.
+    let may_be_absent = matches!(command, Command::Init | Command::Config(config_cmd::Command::Path));
+    if config_named && !may_be_absent && !paths.config_file.exists() {
+        return Err(UserError::new("config", format!("config file {} does not exist", paths.config_file.display()))
+            .with_hint("fix the --config path (or KEBAB_CONFIG), or run `kebab --config FILE init` to write one there")
+            .into());
+    }
+    if paths.data_dir.exists() && !paths.data_dir.is_dir() {
+        return Err(UserError::new("bad_input", format!("the data dir {} is a file, not a folder", paths.data_dir.display()))
+            .with_hint("point --data-dir (or KEBAB_DATA_DIR) at a folder; kebab creates it if it is missing")
+            .into());
+    }
+    Ok(())
+}
+
 fn run(cli: Cli, out: Output) -> Result<i32> {
     let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
     let ctx = Ctx { paths, out, readonly: cli.readonly };
@@ -230,6 +280,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
                 .into());
         }
     };
+    check_paths(&ctx.paths, cli.config.is_some(), &command)?;
     match command {
         Command::Init => init::run(&ctx),
         Command::Ingest(args) => ingest::run(&ctx, args),

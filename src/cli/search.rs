@@ -15,7 +15,7 @@ use crate::search::{Mode, SearchResponse, query};
 pub struct Args {
     /// What to look for (several words may be given without quotes)
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
-    query: Vec<String>,
+    query: Vec<std::ffi::OsString>,
     /// Retrieval mode [default: search.default_mode, hybrid]
     #[arg(long, value_enum)]
     mode: Option<Mode>,
@@ -29,7 +29,7 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
-    let text = args.query.join(" ");
+    let text = super::text_arg("query", &args.query)?;
     if query::build(&text).is_empty() {
         return Err(UserError::new("bad_input", format!("the query {text:?} has no words to search for"))
             .with_hint("search for words or numbers; punctuation alone matches nothing")
@@ -97,8 +97,10 @@ fn print_trace(ctx: &Ctx, t: &Trace) -> Result<()> {
     };
     if let Some(l) = &t.lexical {
         let ms = &l.timings_ms;
-        ctx.out.line(format!("trace: word index  {:?} → {} candidates", l.word_match, l.word_candidates))?;
-        ctx.out.line(format!("       trigram     {:?} → {} candidates", l.trigram_match, l.trigram_candidates))?;
+        // The expressions as the index saw them, not Rust's `Some("…")`.
+        let expr = |e: &Option<String>| e.as_deref().map_or("(not used)".to_string(), one_line);
+        ctx.out.line(format!("trace: word index  {} → {} candidates", expr(&l.word_match), l.word_candidates))?;
+        ctx.out.line(format!("       trigram     {} → {} candidates", expr(&l.trigram_match), l.trigram_candidates))?;
         ctx.out.line(format!(
             "       lexical ms: word {:.2}, trigram {:.2}, load {:.2}, total {:.2}",
             ms.word_index, ms.trigram_index, ms.load_chunks, ms.total

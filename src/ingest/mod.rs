@@ -91,24 +91,38 @@ struct Candidate {
 #[derive(Clone)]
 struct Target {
     root_dir: PathBuf,
-    /// Root-relative path of what to walk; empty for the whole root.
-    scope: String,
+    /// Root-relative path of what to walk, as on disk (any bytes); empty for the whole root.
+    scope: PathBuf,
 }
 
 impl Target {
     fn start(&self) -> PathBuf {
-        if self.scope.is_empty() { self.root_dir.clone() } else { self.root_dir.join(&self.scope) }
+        if self.scope.as_os_str().is_empty() { self.root_dir.clone() } else { self.root_dir.join(&self.scope) }
+    }
+
+    /// The scope as the index spells paths.
+    fn scope_key(&self) -> String {
+        relative(&self.scope, Path::new(""))
     }
 }
 
-/// `path` relative to `base`, '/'-separated (paths in the index look the same everywhere).
+/// `path` relative to `base`, '/'-separated (paths in the index look the same
+/// everywhere). A name that is not UTF-8 keeps its stray bytes as `\xNN`, so
+/// it reads close to what `ls` shows and maps back to one file on every run.
 fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    use std::os::unix::ffi::OsStrExt;
+    let component = |c: std::path::Component| -> String {
+        let bytes = c.as_os_str().as_bytes();
+        let mut out = String::with_capacity(bytes.len());
+        for chunk in bytes.utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+        out
+    };
+    path.strip_prefix(base).unwrap_or(path).components().map(component).collect::<Vec<_>>().join("/")
 }
 
 pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOptions, on: &mut dyn FnMut(Event)) -> Result<Summary> {
@@ -124,7 +138,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         let wanted = target.start();
         let (root_id, root_name, target) = match store.root_containing(&wanted)? {
             Some((id, name, dir)) => {
-                let scope = relative(&wanted, &dir);
+                let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
                 (id, name, Target { root_dir: dir, scope })
             }
             None => {
@@ -133,7 +147,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             }
         };
         let target = &target;
-        let (candidates, walk_errors) = walk(target, &excludes, opts.format);
+        let Walk { candidates, errors: walk_errors, present } = walk(target, &excludes, opts.format);
         for mut skip in walk_errors {
             // Named like every other path in the index and its warnings.
             skip.path = format!("{root_name}/{}", skip.path);
@@ -189,10 +203,13 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             }
         }
         store.commit_batch()?;
+        // A file still on disk is not gone, even when this run did not read it
+        // (another extension, an earlier `--format`): only what is missing goes.
+        seen.extend(present);
         if opts.prune {
-            summary.removed += store.prune(root_id, &target.scope, &seen)?;
+            summary.removed += store.prune(root_id, &target.scope_key(), &seen)?;
         } else {
-            summary.missing += store.count_missing(root_id, &target.scope, &seen)?;
+            summary.missing += store.count_missing(root_id, &target.scope_key(), &seen)?;
         }
     }
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -249,10 +266,10 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
                 .with_hint("check the path exists and is readable")
         })?;
         if abs.is_dir() {
-            targets.push(Target { root_dir: abs, scope: String::new() });
+            targets.push(Target { root_dir: abs, scope: PathBuf::new() });
         } else {
             let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-            let name = abs.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            let name = abs.file_name().map(PathBuf::from).unwrap_or_default();
             targets.push(Target { root_dir: parent, scope: name });
         }
     }
@@ -294,9 +311,19 @@ fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
     }
 }
 
-fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candidate>, Vec<Skipped>) {
+/// What a walk found.
+struct Walk {
+    candidates: Vec<Candidate>,
+    /// Files or folders that could not be read, or a named file of no known type.
+    errors: Vec<Skipped>,
+    /// Root-relative paths of files on disk that this run does not read.
+    present: Vec<String>,
+}
+
+fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
     let mut found = Vec::new();
     let mut errors = Vec::new();
+    let mut present = Vec::new();
     let start = target.start();
     let rel_of = |p: &Path| relative(p, &target.root_dir);
     let walker = walkdir::WalkDir::new(&start).follow_links(false).sort_by_file_name().into_iter();
@@ -319,7 +346,20 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candi
         // Symlinks to files are read through; symlinks to folders are not
         // followed, which rules out loops.
         let meta = if ft.is_symlink() { std::fs::metadata(entry.path()) } else { entry.metadata().map_err(std::io::Error::other) };
-        let Some(fmt) = format_of(entry.path(), format) else { continue };
+        let Some(fmt) = format_of(entry.path(), format) else {
+            if !ft.is_dir() {
+                present.push(rel_of(entry.path()));
+            }
+            // A file named on the command line is never passed over in silence.
+            if entry.depth() == 0 && !ft.is_dir() {
+                let ext = entry.path().extension().map(|e| format!("extension .{}", e.to_string_lossy())).unwrap_or("no extension".into());
+                errors.push(Skipped {
+                    path: rel_of(entry.path()),
+                    reason: format!("unsupported {ext}; use --format md|txt|jsonl to read it as one of those"),
+                });
+            }
+            continue;
+        };
         match meta {
             Ok(m) if m.is_file() => found.push(Candidate {
                 abs: entry.path().to_path_buf(),
@@ -331,7 +371,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> (Vec<Candi
             Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
         }
     }
-    (found, errors)
+    Walk { candidates: found, errors, present }
 }
 
 fn too_big(bytes: u64, max: u64) -> FileError {

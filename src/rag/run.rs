@@ -55,7 +55,7 @@ impl<'a> Run<'a> {
             None => cfg.rag.prompt_template_version,
         };
         let korean = render::is_korean(&opts.question);
-        let k = opts.k.unwrap_or(cfg.search.default_k).max(cfg.search.default_k);
+        let k = opts.k.unwrap_or(cfg.search.default_k).max(1);
         let chunks = store.chunk_count()?;
         // A question the embedder cannot read (Korean, for the English-only
         // built-in model) is answered from lexical search, and recorded so.

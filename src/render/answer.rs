@@ -191,7 +191,7 @@ pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
 pub fn turn_summary(turn: &crate::session::Turn) -> String {
     let a = &turn.answer;
     let verdict = match a.refusal_reason {
-        None => format!("grounded, {} sources", a.citations.len()),
+        None => format!("grounded, {} source{}", a.citations.len(), if a.citations.len() == 1 { "" } else { "s" }),
         Some(reason) => format!("refused: {reason}"),
     };
     format!("{:>3}. {} ({verdict})", turn.turn_index + 1, one_line(&turn.question))

@@ -102,7 +102,7 @@ pub const TABLE: &[Spec] = &[
     Spec {
         name: "k",
         usage: ":k N",
-        help: "how many chunks to retrieve (at least search.default_k)",
+        help: "how many chunks to retrieve and pack",
         complete: Complete::Nothing,
         check: |a| match a {
             [n] => n

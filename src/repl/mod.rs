@@ -175,9 +175,7 @@ impl Repl {
             }
             Parsed::K(k) => {
                 self.k = Some(k);
-                let effective = k.max(self.kb.cfg.search.default_k);
-                let note = if effective > k { format!(" (search.default_k {effective} is the minimum)") } else { String::new() };
-                self.out.line(format!("k {k}{note}"))?;
+                self.out.line(format!("k {k}"))?;
             }
             Parsed::Session(s) => self.session(s)?,
             Parsed::MultiHop(None) => self.out.line(format!("multihop {}", if self.multi_hop { "on" } else { "off" }))?,
@@ -204,11 +202,21 @@ impl Repl {
         let Some(t) = self.last_turn()? else {
             return self.out.line("no answer yet in this session").map_err(Into::into);
         };
+        let cited = |chunk_id: i64| t.answer.citations.iter().any(|c| c.chunk_id == chunk_id);
         let Some(n) = n else {
+            // The cited sources first, then the rest of what the model was shown.
             if t.answer.citations.is_empty() {
                 self.out.line("the last answer cites no sources")?;
             }
-            return print_sources(&self.out, &t.answer);
+            print_sources(&self.out, &t.answer)?;
+            let rest: Vec<_> = t.packed.iter().filter(|p| !cited(p.chunk_id)).collect();
+            if !rest.is_empty() {
+                self.out.line("also shown to the model, not cited:")?;
+            }
+            for p in rest {
+                self.out.line(format!("  [#{}] {}:{}-{}", p.n, one_line(&p.doc_path), p.line_start, p.line_end))?;
+            }
+            return Ok(());
         };
         let Some(p) = t.packed.iter().find(|p| p.n == n) else {
             let msg = match t.packed.len() {
@@ -224,6 +232,9 @@ impl Repl {
         }
         if stale {
             head.push_str(" (the note changed since; this is the text the answer saw)");
+        }
+        if !cited(p.chunk_id) {
+            self.out.line(format!("[#{n}] was shown to the model but not cited"))?;
         }
         self.out.line(head)?;
         self.out.line(printable(&p.text))?;

@@ -13,7 +13,8 @@ pub fn markdown(doc: &SessionDoc) -> String {
     let _ = writeln!(s, "Started {}, last turn {}, {} turns.\n", c.created_at, c.updated_at, doc.turns.len());
     for turn in &doc.turns {
         let t = turn.turn_index + 1;
-        let _ = writeln!(s, "## {t}. {}\n", turn.question.trim());
+        // One heading line, however the question was pasted.
+        let _ = writeln!(s, "## {t}. {}\n", turn.question.split_whitespace().collect::<Vec<_>>().join(" "));
         let a = &turn.answer;
         let _ = writeln!(s, "{}\n", footnoted(&a.answer, t));
         if let Some(reason) = a.refusal_reason {

@@ -45,37 +45,60 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema
-    /// up to date. With `readonly`, the file must already exist and is never written.
+    /// up to date. With `readonly`, the file must already exist and is never
+    /// written: no journal-mode switch, no migration.
     pub fn open(path: &Path, readonly: bool) -> Result<Store> {
-        let conn = if readonly {
-            if !path.exists() {
-                return Err(UserError::new("no_index", format!("no database at {}", path.display()))
-                    .with_hint("run `kebab ingest PATH` (without --readonly) to create it")
-                    .into());
-            }
-            Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        } else {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
-            }
-            Connection::open(path)
+        if readonly {
+            return Store::open_readonly(path);
         }
-        .with_context(|| format!("cannot open database {}", path.display()))?;
-
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        }
+        let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
         let mut store = Store { conn, path: path.to_path_buf(), readonly };
         // Read the level before anything writes: switching a newer kebab's
         // database to WAL would already rewrite its header.
         store.check_level()?;
-        if !readonly {
-            store
-                .conn
-                .pragma_update(None, "journal_mode", "WAL")
-                .map_err(|e| store.unusable(e))?;
-            store.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        store.conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| store.unusable(e))?;
+        store.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        store.conn.pragma_update(None, "foreign_keys", "ON")?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Opens an existing database without writing anything. A WAL database
+    /// needs its `-shm` file, which SQLite cannot create in a folder this
+    /// process may not write: then the file is opened as immutable (nobody is
+    /// writing it, or we could not read it consistently anyway).
+    fn open_readonly(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Err(UserError::new("no_index", format!("nothing is indexed yet: no database at {}", path.display()))
+                .with_hint("run `kebab ingest PATH` (without --readonly) to index a folder of notes")
+                .into());
         }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let open = |immutable: bool| -> Result<Store> {
+            let uri = sqlite_uri(path, immutable);
+            let conn = Connection::open_with_flags(&uri, flags).with_context(|| format!("cannot open database {}", path.display()))?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            let store = Store { conn, path: path.to_path_buf(), readonly: true };
+            store.check_level()?;
+            Ok(store)
+        };
+        // Data nobody may write, with no pending WAL: immutable from the start,
+        // so not even a user the kernel lets write (root) leaves a -shm behind.
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let settled = std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
+        let mut store = match open(settled && not_writable(path)) {
+            Ok(s) => s,
+            // Not a database at all: the same error either way.
+            Err(e) if e.downcast_ref::<UserError>().is_some() || !looks_like_sqlite(path) => return Err(e),
+            // A WAL database whose -shm cannot be created here: read it as it is on disk.
+            Err(_) => open(true)?,
+        };
         store.conn.pragma_update(None, "foreign_keys", "ON")?;
         store.migrate()?;
         Ok(store)
@@ -151,9 +174,12 @@ impl Store {
         if self.readonly {
             return Err(UserError::new(
                 "readonly",
-                format!("database {} needs a schema upgrade, which --readonly forbids", self.path.display()),
+                format!(
+                    "database {} has schema level {level} and needs an upgrade to {SCHEMA_LEVEL}, which a read-only open cannot do",
+                    self.path.display()
+                ),
             )
-            .with_hint("run any kebab command once without --readonly")
+            .with_hint("run any kebab command once without --readonly, as a user who may write the database")
             .into());
         }
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -174,6 +200,41 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// True when this process may not write the database file or its folder
+/// (SQLite keeps its journal beside the file): such data is opened read-only.
+/// Permission bits are checked as well as an open for writing, so data made
+/// read-only stays read-only even for a user (root) the kernel would let write.
+pub fn not_writable(path: &Path) -> bool {
+    let denied = |e: std::io::Error| matches!(e.kind(), std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem);
+    let file = std::fs::OpenOptions::new().write(true).open(path).err().is_some_and(denied);
+    let no_write_bits = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
+    file || no_write_bits(path) || path.parent().is_some_and(no_write_bits)
+}
+
+/// Whether the file starts with SQLite's header: a file that does is a
+/// database, however unreadable it is right now, and is never advised away.
+pub fn looks_like_sqlite(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"SQLite format 3\0"
+}
+
+/// A `file:` URI for `path` (every byte outside the unreserved set escaped,
+/// so any file name works), optionally with `immutable=1`.
+fn sqlite_uri(path: &Path, immutable: bool) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str(if immutable { "?mode=ro&immutable=1" } else { "?mode=ro" });
+    uri
 }
 
 /// Current UTC time as RFC 3339, the format of every `*_at` column.
