@@ -113,11 +113,10 @@ pub fn terms(text: &str) -> Vec<Term> {
 /// The word without a trailing particle, keeping at least one character.
 pub fn strip_particle(word: &str) -> &str {
     for p in PARTICLES {
-        if let Some(stem) = word.strip_suffix(p) {
-            if !stem.is_empty() {
+        if let Some(stem) = word.strip_suffix(p)
+            && !stem.is_empty() {
                 return stem;
             }
-        }
     }
     word
 }

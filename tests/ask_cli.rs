@@ -77,7 +77,7 @@ fn readonly_asks_run_but_are_not_saved() {
 fn a_model_server_streams_through_the_cli_and_usage_is_recorded() {
     let env = Env::new();
     let url = fake_ollama("tiny", vec!["Run ", "\"cargo new hello\" ", "[#1]."], Duration::from_millis(10));
-    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"auto\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
+    env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"auto\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
     cargo_and_tea_notes(&env);
     let v = env.json(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(v["model"]["provider"], "ollama", "auto picks the server that has the model");
@@ -96,7 +96,7 @@ fn auto_without_a_server_uses_the_builtin_model_and_says_so() {
     let env = Env::new();
     // A port nobody listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    env.write("config/kebab/config.toml", &format!("[llm]\nbase_url = \"http://127.0.0.1:{port}\"\n"));
+    env.write("config/kebab/config.toml", format!("[llm]\nbase_url = \"http://127.0.0.1:{port}\"\n"));
     cargo_and_tea_notes(&env);
     let out = env.run(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(out.status.code(), Some(0));
@@ -108,7 +108,7 @@ fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
     let env = Env::new();
     let pieces: Vec<&'static str> = vec!["Run ", "\"cargo ", "new ", "hello\" ", "[#1] ", "then ", "wait ", "a ", "long ", "time."];
     let url = fake_ollama("tiny", pieces, Duration::from_millis(400));
-    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
+    env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
     cargo_and_tea_notes(&env);
     let mut child = env
         .cmd(&["ask", "How do I create a new project with cargo?"])
@@ -139,7 +139,7 @@ fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
 fn a_server_that_dies_is_a_clear_error_with_exit_2() {
     let env = Env::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    env.write("config/kebab/config.toml", &format!("[llm]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{port}\"\n"));
+    env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"ollama\"\nbase_url = \"http://127.0.0.1:{port}\"\n"));
     cargo_and_tea_notes(&env);
     let out = env.run(&["ask", "How do I create a new project with cargo?"]);
     assert_eq!(out.status.code(), Some(2));

@@ -94,8 +94,8 @@ fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[workspace]\nmax_file_bytes = 2000\n");
     env.write("notes/good.md", "# Good\n\nA perfectly ordinary note about otters.\n");
-    env.write("notes/latin1.md", b"caf\xe9 au lait\n".to_vec());
-    env.write("notes/binary.md", b"PK\x03\x04\x00\x00binary".to_vec());
+    env.write("notes/latin1.md", b"caf\xe9 au lait\n");
+    env.write("notes/binary.md", b"PK\x03\x04\x00\x00binary");
     env.write("notes/huge.md", "x".repeat(5000));
     env.write("notes/node_modules/dep/readme.md", "# excluded by default\n");
     let notes = env.notes();

@@ -98,11 +98,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if question.trim().is_empty() {
         return Err(UserError::new("bad_input", "the question is empty").into());
     }
-    if let Some(t) = args.temperature {
-        if !(0.0..=2.0).contains(&t) {
+    if let Some(t) = args.temperature
+        && !(0.0..=2.0).contains(&t) {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2")).into());
         }
-    }
     let store = ctx.store()?;
     if store.is_readonly() {
         // Said, not refused: answering reads only; the session just does not grow.

@@ -278,11 +278,10 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
 
 /// `~/notes` and paths relative to the config file's folder.
 fn expand_root(p: &Path, config_dir: &Path) -> PathBuf {
-    if let Ok(rest) = p.strip_prefix("~") {
-        if let Ok(home) = etcetera::home_dir() {
+    if let Ok(rest) = p.strip_prefix("~")
+        && let Ok(home) = etcetera::home_dir() {
             return home.join(rest);
         }
-    }
     if p.is_relative() { config_dir.join(p) } else { p.to_path_buf() }
 }
 
@@ -337,7 +336,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                let path = e.path().map(|p| rel_of(p)).unwrap_or_default();
+                let path = e.path().map(&rel_of).unwrap_or_default();
                 errors.push(Skipped { path, reason: format!("cannot read: {}", e.io_error().map_or(e.to_string(), |io| io.to_string())) });
                 continue;
             }
@@ -421,14 +420,12 @@ fn ingest_file(
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let hash = blake3::hash(&bytes).to_hex().to_string();
 
-    if !force {
-        if let Some((old, docs)) = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)? {
-            if old == hash {
+    if !force
+        && let Some((old, docs)) = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)?
+            && old == hash {
                 let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
                 return Ok(FileResult { outcome, bad_lines: Vec::new() });
             }
-        }
-    }
 
     let path = format!("{root_name}/{}", cand.rel);
     let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());

@@ -176,12 +176,11 @@ fn stem(word: &str) -> String {
     }
     let mut base = word;
     for suffix in ["ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s"] {
-        if let Some(b) = word.strip_suffix(suffix) {
-            if b.chars().count() >= 3 {
+        if let Some(b) = word.strip_suffix(suffix)
+            && b.chars().count() >= 3 {
                 base = b;
                 break;
             }
-        }
     }
     // A final e goes too, so `take`, `takes` and `taken`'s neighbours meet: `tak`.
     match base.strip_suffix('e') {

@@ -293,7 +293,7 @@ fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<
                     .query_row("SELECT id FROM documents WHERE path = ?1", [&doc.path], |r| r.get(0))
                     .optional()?;
                 if let Some(other) = other {
-                    delete_document(&tx, other)?;
+                    delete_document(tx, other)?;
                 }
                 tx.execute(
                     "INSERT INTO documents(source_id, path, external_id, title, media, lang, tags_json,
@@ -308,11 +308,11 @@ fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<
                 tx.last_insert_rowid()
             }
         };
-        out.chunks_written += insert_chunks(&tx, doc_id, doc)?;
+        out.chunks_written += insert_chunks(tx, doc_id, doc)?;
     }
     for (path, (id, _)) in &existing {
         if !seen.contains(path.as_str()) {
-            delete_document(&tx, *id)?;
+            delete_document(tx, *id)?;
             out.removed += 1;
         }
     }
