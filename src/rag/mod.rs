@@ -135,46 +135,43 @@ impl Kb {
     /// (`sink` returning false, or `cancel` set, stops it), and the outcome
     /// comes back saved — refusals and aborted streams included.
     pub fn ask(&self, opts: &AskOptions, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Result<AskOutcome> {
-        ask(self, opts, sink, cancel)
-    }
-}
+        let kb = self;
+        check_length(&opts.question, &kb.cfg)?;
+        if opts.multi_hop {
+            multihop::check_model(kb.model.as_ref())?;
+        }
+        let run = Run::new(kb, opts)?;
+        if opts.multi_hop {
+            return multihop::ask(&run, sink, cancel);
+        }
+        let mut explain = Explain::default();
+        if run.chunks == 0 {
+            return run.finish(run.refused("no_index", None, Vec::new(), explain));
+        }
 
-fn ask(kb: &Kb, opts: &AskOptions, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Result<AskOutcome> {
-    let (store, engine) = (&kb.store, &kb.engine);
-    check_length(&opts.question, &kb.cfg)?;
-    if opts.multi_hop {
-        multihop::check_model(kb.model.as_ref())?;
-    }
-    let run = Run::new(kb, opts)?;
-    if opts.multi_hop {
-        return multihop::ask(&run, sink, cancel);
-    }
-    let mut explain = Explain::default();
-    if run.chunks == 0 {
-        return run.finish(run.refused("no_index", None, Vec::new(), explain));
-    }
+        // Retrieve.
+        let t = Instant::now();
+        let query = retrieve::Query { question: &opts.question, retrieval_query: &run.b.retrieval_query, mode: run.b.mode, k: run.b.k };
+        let hits = retrieve::retrieve(kb, &query)?;
+        explain.timings.retrieve = ms(t);
+        if hits.is_empty() {
+            return run.finish(run.refused("no_chunks", None, hits, explain));
+        }
 
-    // Retrieve.
-    let t = Instant::now();
-    let hits = retrieve::retrieve(store, engine, run.b.mode, &opts.question, &run.b.retrieval_query, run.b.k)?;
-    explain.timings.retrieve = ms(t);
-    if hits.is_empty() {
-        return run.finish(run.refused("no_chunks", None, hits, explain));
+        // Gate.
+        let t = Instant::now();
+        let previous = run.prior.last().map(|p| p.question.as_str());
+        let report = run.gate.turn(&opts.question, previous, &hits)?;
+        explain.timings.gate = ms(t);
+        let top_score = Some(report.top_score);
+        let passed = report.passed;
+        explain.gate = Some(report);
+        if !passed {
+            return run.finish(run.refused("score_gate", top_score, hits, explain));
+        }
+        let built = run.build(hits, top_score, explain, sink, cancel)?;
+        run.finish(built)
     }
-
-    // Gate.
-    let t = Instant::now();
-    let previous = run.prior.last().map(|p| p.question.as_str());
-    let report = run.gate.turn(&opts.question, previous, &hits)?;
-    explain.timings.gate = ms(t);
-    let top_score = Some(report.top_score);
-    let passed = report.passed;
-    explain.gate = Some(report);
-    if !passed {
-        return run.finish(run.refused("score_gate", top_score, hits, explain));
-    }
-    let built = run.build(hits, top_score, explain, sink, cancel)?;
-    run.finish(built)
 }
 
 /// Refuses a question that would fill more than half the model's context by

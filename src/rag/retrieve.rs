@@ -10,27 +10,29 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use crate::search::engine::Engine;
+use super::Kb;
 use crate::search::{Mode, SearchHit};
-use crate::store::Store;
 
 /// The usual RRF constant: damps the difference between the top ranks.
 const RRF_K: f64 = 60.0;
 
-pub fn retrieve(
-    store: &Store,
-    engine: &Engine,
-    mode: Mode,
-    question: &str,
-    retrieval_query: &str,
-    k: usize,
-) -> Result<Vec<SearchHit>> {
-    let bare = engine.search(store, question, mode, k)?;
-    if retrieval_query == question {
+/// What one retrieval searches for.
+pub struct Query<'a> {
+    pub question: &'a str,
+    /// The question expanded with the conversation (the question itself when alone).
+    pub retrieval_query: &'a str,
+    pub mode: Mode,
+    pub k: usize,
+}
+
+pub fn retrieve(kb: &Kb, q: &Query) -> Result<Vec<SearchHit>> {
+    let (store, engine) = (&kb.store, &kb.engine);
+    let bare = engine.search(store, q.question, q.mode, q.k)?;
+    if q.retrieval_query == q.question {
         return Ok(bare);
     }
-    let expanded = engine.search(store, retrieval_query, mode, k)?;
-    Ok(fuse(bare, expanded, k))
+    let expanded = engine.search(store, q.retrieval_query, q.mode, q.k)?;
+    Ok(fuse(bare, expanded, q.k))
 }
 
 /// Both rankings fused by reciprocal rank, best first, renumbered; each hit

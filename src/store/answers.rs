@@ -152,12 +152,12 @@ impl Store {
         };
         row.conversation_id = turn.as_ref().map(|t| t.conversation_id);
         row.turn_index = turn_index;
-        let answer_id = row.insert(&tx).context("saving the answer")?;
-        if let (Some(t), Some(index)) = (&turn, turn_index) {
-            super::conversations::insert_turn(&tx, &row, answer_id, index, t, &now_rfc3339()).context("saving the turn")?;
+        row.id = row.insert(&tx).context("saving the answer")?;
+        if let Some(t) = &turn {
+            super::conversations::insert_turn(&tx, &row, t, &now_rfc3339()).context("saving the turn")?;
         }
         tx.commit().context("saving the answer")?;
-        Ok(Saved { answer_id, turn_index })
+        Ok(Saved { answer_id: row.id, turn_index })
     }
 }
 

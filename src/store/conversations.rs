@@ -79,17 +79,18 @@ pub(super) fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result
     )?)
 }
 
-/// Writes the turn for a saved answer and touches its conversation.
-pub(super) fn insert_turn(tx: &Connection, answer: &AnswerRow, answer_id: i64, index: i64, turn: &NewTurn, now: &str) -> Result<()> {
+/// Writes the turn for a saved answer (its `id` and `turn_index` set) and
+/// touches its conversation.
+pub(super) fn insert_turn(tx: &Connection, answer: &AnswerRow, turn: &NewTurn, now: &str) -> Result<()> {
     tx.execute(
         "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at)
          VALUES (:conversation_id, :turn_index, :question, :retrieval_query, :answer_id, :created_at)",
         named_params! {
             ":conversation_id": turn.conversation_id,
-            ":turn_index": index,
+            ":turn_index": answer.turn_index,
             ":question": answer.question,
             ":retrieval_query": answer.retrieval_query,
-            ":answer_id": answer_id,
+            ":answer_id": answer.id,
             ":created_at": now,
         },
     )?;
