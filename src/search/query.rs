@@ -55,6 +55,24 @@ const KOREAN_FILLERS: &[&str] = &[
     "그게", "그것", "그거", "이건", "이거", "거기", "저기",
 ];
 
+/// Words that name no topic even when nothing else is asked ("tell me
+/// more", "what about that one?", "그게 뭐야?", "더 알려줘"): a question made
+/// only of these, question words and stop words has nothing to search for.
+/// Used to recognise such questions, never to drop words from a search.
+const FILLERS: &[&str] = &[
+    "more", "please", "ok", "okay", "yes", "yeah", "yep", "nope", "huh", "hmm", "hm", "um", "uh", "so", "one", "ones", "else",
+    "again", "mean", "means", "meant", "say", "said", "really", "sure", "thanks", "thank", "other", "another", "detail",
+    "details", "continue", "go", "on", "next", "also", "too", "what's", "that's", "it's", "s", "something", "anything",
+    "thing", "things", "stuff", "those", "them", "him", "her", "he", "she", "here", "now", "just", "like", "right", "wait",
+    "뭐야", "뭐지", "뭐라고", "뭔가요", "뭔데", "그래서", "더", "알려줘", "알려", "줘", "주세요", "설명해", "설명", "음", "네", "예", "아니",
+    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속",
+];
+
+/// Whether `word` is a filler (see `FILLERS`), after particle stripping.
+pub fn is_filler(word: &str) -> bool {
+    STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
+}
+
 pub fn is_question_word(word: &str) -> bool {
     let stem = strip_particle(word);
     if QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&stem) {
@@ -67,9 +85,9 @@ pub fn is_question_word(word: &str) -> bool {
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
 const PARTICLES: &[&str] = &[
-    "에서부터", "으로부터", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게", "으로",
-    "부터", "까지", "라는", "이다", "하는", "하고", "보다", "처럼", "마다", "은", "는", "이", "가", "을", "를", "의",
-    "에", "로", "와", "과", "도", "만",
+    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게",
+    "으로", "부터", "까지", "라는", "라고", "이란", "이다", "하는", "하고", "보다", "처럼", "마다", "에는", "에도", "로서", "로써",
+    "란", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
 ];
 
 /// Splits text into lowercase words: runs of letters and digits, cut where
@@ -199,6 +217,14 @@ mod tests {
         assert_eq!(words("v2 소유권2"), ["v2", "소유권", "2"]);
         let q = build("Rust의 소유권");
         assert_eq!(q.words.unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
+    }
+
+    #[test]
+    fn common_korean_particles_are_stripped() {
+        for (word, stem) in [("소유권이란", "소유권"), ("트레이트란", "트레이트"), ("소유권이라는", "소유권"), ("소유권은", "소유권"),
+            ("벡터를", "벡터"), ("스레드에는", "스레드"), ("클로저라고", "클로저")] {
+            assert_eq!(strip_particle(word), stem, "{word}");
+        }
     }
 
     #[test]
