@@ -1,7 +1,9 @@
 //! Verify (rag-v2): every quoted span placed right before a citation marker
 //! must occur in that marker's evidence, after normalising case, whitespace,
-//! typographic quotes and Markdown emphasis. Unsupported quotes are reported,
-//! never hidden.
+//! typographic quotes and Markdown emphasis, with mdBook markup that is not
+//! text (HTML comments such as `<!-- ignore -->`, link targets and reference
+//! labels) stripped from both sides. Unsupported quotes are reported, never
+//! hidden.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +30,7 @@ pub fn verify<'a>(answer: &str, markers: &[Marker], evidence: impl Fn(usize) -> 
         prev_end = m.end;
         let Some(quote) = quote_before(before) else { continue };
         let q = Quote { marker: m.n, text: quote.to_string() };
-        let found = evidence(m.n).is_some_and(|text| normalise(text).contains(&normalise(quote)));
+        let found = evidence(m.n).is_some_and(|text| fold(text).contains(&fold(quote)));
         if found { v.supported.push(q) } else { v.unsupported.push(q) }
     }
     v
@@ -48,6 +50,96 @@ fn quote_before(text: &str) -> Option<&str> {
     let start = body.rfind(open)?;
     let quote = &body[start + open.len_utf8()..];
     if quote.trim().is_empty() { None } else { Some(quote) }
+}
+
+/// What a quote and its evidence are compared as.
+fn fold(text: &str) -> String {
+    normalise(&strip_markup(text))
+}
+
+/// Text without the Markdown/mdBook markup that is not text: HTML comments
+/// (`<!-- ignore -->`), link targets (`[text](url)` → `text`), reference
+/// labels (`[text][label]` → `text`) and reference definitions
+/// (`[label]: url` lines). The built-in model quotes this form, and
+/// verification compares it, so a quote never carries markup.
+pub fn strip_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n').filter(|l| !is_reference_definition(l)) {
+        out.push_str(line);
+    }
+    let mut s = out;
+    while let Some(start) = s.find("<!--") {
+        let Some(len) = s[start..].find("-->") else { break };
+        s.replace_range(start..start + len + 3, "");
+    }
+    strip_links(&strip_tags(&s))
+}
+
+/// Inline HTML tags mdBook sources use (`<span id="…">`, `</span>`, `<br>`);
+/// the text between them stays. Only these names, so `Vec<T>` is untouched.
+fn strip_tags(s: &str) -> String {
+    const TAGS: &[&str] = &["span", "a", "sup", "sub", "br", "img", "em", "strong", "kbd", "code", "div", "p"];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let name: String = after.trim_start_matches('/').chars().take_while(char::is_ascii_alphabetic).collect();
+        let end = after.find('>');
+        let boundary = after.trim_start_matches('/')[name.len()..].chars().next().is_some_and(|c| c == '>' || c == ' ' || c == '/');
+        match end {
+            Some(e) if TAGS.contains(&name.to_ascii_lowercase().as_str()) && boundary && !after[..e].contains('\n') => {
+                rest = &after[e + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_reference_definition(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with('[') && t.find("]: ").is_some_and(|i| {
+        let target = t[i + 3..].trim();
+        !target.is_empty() && !target.contains(char::is_whitespace)
+    })
+}
+
+/// `[text](target)` and `[text][label]` → `text`; other brackets stay.
+fn strip_links(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            out.push('[');
+            rest = after;
+            continue;
+        };
+        let (inner, tail) = (&after[..close], &after[close + 1..]);
+        let target = match tail.chars().next() {
+            Some('(') => tail.find(')').map(|e| e + 1),
+            Some('[') => tail.find(']').map(|e| e + 1).filter(|&e| !tail[1..e - 1].contains('[')),
+            _ => None,
+        };
+        match target {
+            Some(skip) if !inner.contains('[') => {
+                out.push_str(inner);
+                rest = &tail[skip..];
+            }
+            _ => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Lowercase, one space between words, no Markdown emphasis or code marks,
@@ -109,6 +201,18 @@ mod tests {
     fn markers_without_quotes_are_not_checked() {
         let v = run("Plain claim [#1].", &["anything"]);
         assert_eq!(v, Verification::default());
+    }
+
+    #[test]
+    fn mdbook_markup_is_stripped_from_quote_and_evidence_alike() {
+        let ev = "Use the [`dbg!` macro][dbg]<!-- ignore --> or see [the docs](https://x.y/z).\n\n[dbg]: ../std/macro.dbg.html\n";
+        assert_eq!(strip_markup(ev), "Use the `dbg!` macro or see the docs.\n\n");
+        let v = run("\"Use the dbg! macro or see the docs.\" [#1]", &[ev]);
+        assert_eq!(v.supported.len(), 1, "{v:?}");
+        // Brackets that are not links stay: indexing, arrays.
+        assert_eq!(strip_markup("let x = a[0]; let s = &h[0..1];"), "let x = a[0]; let s = &h[0..1];");
+        // Inline HTML goes, generics stay.
+        assert_eq!(strip_markup("<span class=\"x\">Drop early</span> a `Vec<T>` or <a>"), "Drop early a `Vec<T>` or ");
     }
 
     #[test]

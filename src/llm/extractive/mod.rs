@@ -1,16 +1,23 @@
 //! The built-in extractive model: no server, no weights. It answers from the
-//! evidence alone by picking the sentences that cover the most of the
-//! question (words weighted by rarity among the candidate sentences), quoting
-//! each exactly with its `[#n]` marker — so rag-v2 verification holds — and
-//! streaming the quotes word by word. When no sentence covers enough of the
+//! evidence alone by picking the sentences, list items and code blocks that
+//! answer the question (`score`: the question's words weighted by rarity,
+//! new content over echo, the kind of answer the question's form asks for),
+//! quoting each exactly with its `[#n]` marker — so rag-v2 verification holds
+//! — and streaming the quotes word by word. A sentence that introduces a list
+//! or code block brings it along (`text`). When nothing covers enough of the
 //! question it says so in words, with no marker, which the pipeline records
 //! as the model's own refusal.
+
+mod score;
+mod text;
 
 use std::time::Instant;
 
 use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
-use crate::script::{estimate_tokens, is_cjk};
-use crate::search::query;
+use crate::rag::verify;
+use crate::script::estimate_tokens;
+use score::{AskKind, Indexed, Question};
+use text::{Unit, UnitKind};
 
 /// Below this share of the question covered, the best sentence does not
 /// answer it. Low on purpose: the ask gate has already refused weak evidence;
@@ -18,8 +25,10 @@ use crate::search::query;
 /// labelled Rust Book sets (README "The gate").
 pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one.
-const FOLLOW_SHARE: f64 = 0.7;
-const MAX_QUOTES: usize = 3;
+const FOLLOW_SHARE: f64 = 0.5;
+const MAX_QUOTES: usize = 5;
+/// How much less each later evidence entry counts (search ranked it lower).
+const RANK_DECAY: f64 = 0.08;
 /// How much a follow-up's context counts next to the question's own words.
 const CONTEXT_WEIGHT: f64 = 0.5;
 
@@ -80,172 +89,108 @@ fn pieces(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-struct Sentence {
-    n: usize,
-    text: String,
-    words: Vec<String>,
-}
-
-/// Content words of `text`, stemmed (Korean: particle stripped).
-fn content_terms(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for t in query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word)) {
-        let term = if t.cjk { query::strip_particle(&t.word).to_string() } else { stem(&t.word) };
-        if !out.contains(&term) {
-            out.push(term);
-        }
-    }
-    out
-}
-
 /// The whole answer text for a grounded question.
 pub fn answer(g: &Grounding) -> String {
-    let terms = content_terms(&g.question);
-    // Context words (a follow-up's previous turn) only break ties between
-    // sentences that answer the question itself.
-    let context: Vec<String> = content_terms(&g.context).into_iter().filter(|t| !terms.contains(t)).collect();
-    let sentences: Vec<Sentence> = g
-        .evidence
-        .iter()
-        .flat_map(|(n, text)| sentences(text).into_iter().map(move |s| (*n, s)))
-        .map(|(n, s)| Sentence { n, words: query::words(&s).iter().map(|w| stem(w)).collect(), text: s })
-        .collect();
     let refuse = if g.korean {
         "주어진 노트의 근거로는 이 질문에 답할 수 없습니다."
     } else {
         "The notes I was given do not answer this question."
     };
-    if terms.is_empty() || sentences.is_empty() {
+    let all = text::units(&g.evidence);
+    // A follow-up that names nothing ("why?", "show me an example") is
+    // about what the previous turn was about.
+    let own = score::content_terms(&g.question);
+    let context_terms: Vec<String> = score::content_terms(&g.context).into_iter().filter(|t| !own.contains(t)).collect();
+    let (terms, context) = if own.is_empty() { (context_terms, Vec::new()) } else { (own, context_terms) };
+    if terms.is_empty() || all.is_empty() {
         return refuse.to_string();
     }
-    let has = |s: &Sentence, term: &str| {
-        if term.chars().any(is_cjk) { s.text.contains(term) } else { s.words.iter().any(|w| w == term) }
-    };
-    let total = sentences.len() as f64;
-    let weigh = |terms: &[String]| -> Vec<f64> {
-        terms
-            .iter()
-            .map(|t| {
-                let df = sentences.iter().filter(|s| has(s, t)).count() as f64;
-                (1.0 + total / (1.0 + df)).ln()
-            })
-            .collect()
-    };
-    let (weights, context_weights) = (weigh(&terms), weigh(&context));
-    let sum: f64 = weights.iter().sum();
-    let context_sum: f64 = context_weights.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-    let coverage = |s: &Sentence, terms: &[String], weights: &[f64]| -> f64 {
-        terms.iter().zip(weights).filter(|(t, _)| has(s, t)).map(|(_, w)| w).sum()
-    };
-    let mut scored: Vec<(f64, &Sentence)> = sentences
+    let indexed: Vec<Indexed> = all.iter().map(|u| Indexed::new(u, &all)).collect();
+    let kind = AskKind::of(&g.question);
+    let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
+    let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
+    let said = verify::normalise(&g.context);
+    let mut scored: Vec<(f64, usize)> = indexed
         .iter()
-        .filter_map(|s| {
-            // Earlier evidence ranked higher in search; very long sentences say less per word.
-            let rank = 1.0 / (1.0 + 0.03 * (s.n as f64 - 1.0));
-            let length = if s.text.chars().count() > 400 { 0.85 } else { 1.0 };
-            let own = coverage(s, &terms, &weights) / sum * rank * length;
-            if own < MIN_COVERAGE {
+        .enumerate()
+        .filter(|(_, u)| u.unit.kind != UnitKind::Code && !already_said(&said, &u.unit.text))
+        .filter_map(|(i, u)| {
+            // Earlier evidence ranked higher in search.
+            let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
+            let cov = score::coverage(u, &q) * rank;
+            if cov < MIN_COVERAGE {
                 return None;
             }
-            let ctx = coverage(s, &context, &context_weights) / context_sum * rank * length;
-            Some((own + CONTEXT_WEIGHT * ctx, s))
+            let ctx = if ctx_q.terms.is_empty() { 0.0 } else { score::coverage(u, &ctx_q) * rank };
+            Some((score::answer_score(u, &q, cov) + CONTEXT_WEIGHT * ctx * 0.1, i))
         })
         .collect();
     if scored.is_empty() {
         return refuse.to_string();
     }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let best = scored[0].0;
-    let mut chosen: Vec<&Sentence> = Vec::new();
-    for (score, s) in &scored {
-        if chosen.len() == MAX_QUOTES || *score < best * FOLLOW_SHARE {
+    let mut chosen: Vec<usize> = Vec::new();
+    for &(s, i) in &scored {
+        if chosen.len() == MAX_QUOTES || s < best * FOLLOW_SHARE {
             break;
         }
-        if !chosen.iter().any(|c| c.text == s.text) {
-            chosen.push(s);
+        let dup = chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
+        if !dup {
+            chosen.push(i);
         }
     }
-    chosen.iter().map(|s| format!("\"{}\" [#{}]", s.text, s.n)).collect::<Vec<_>>().join("\n")
-}
-
-/// A light English stemmer: enough to match `borrowing` with `borrow`, not a
-/// linguistic one.
-fn stem(word: &str) -> String {
-    if word.chars().any(is_cjk) {
-        return word.to_string();
-    }
-    let mut base = word;
-    for suffix in ["ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s"] {
-        if let Some(b) = word.strip_suffix(suffix) {
-            if b.chars().count() >= 3 {
-                base = b;
-                break;
+    let mut quotes: Vec<usize> = Vec::new();
+    for (k, &c) in chosen.iter().enumerate() {
+        // The best sentence brings the one after it when that one goes on
+        // about the same thing (a definition's second half, the command).
+        let next = all[c].next.filter(|&x| k == 0 && all[c].follow.is_empty() && !already_said(&said, &all[x].text));
+        for i in std::iter::once(c).chain(all[c].follow.iter().copied()).chain(next) {
+            if !quotes.contains(&i) {
+                quotes.push(i);
             }
         }
     }
-    // A final e goes too, so `take`, `takes` and `taken`'s neighbours meet: `tak`.
-    match base.strip_suffix('e') {
-        Some(b) if b.chars().count() >= 3 => b.to_string(),
-        _ => base.to_string(),
+    // An example question wants code: the block nearest the best sentence, in its entry.
+    if kind == AskKind::Example && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code) {
+        if let Some(code) = nearest_code(&all, chosen[0]) {
+            quotes.push(code);
+        }
     }
+    quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
 }
 
-/// Prose sentences of a chunk: code fences, headings, HTML and include lines
-/// are left out and list markers dropped; lines of one paragraph are joined,
-/// so a sentence may span lines (quotes are checked with whitespace folded).
-fn sentences(text: &str) -> Vec<String> {
-    let mut paragraphs: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_fence = !in_fence;
-        }
-        let prose = !(in_fence || t.starts_with("```") || t.starts_with("~~~") || t.is_empty() || t.starts_with('#')
-            || t.starts_with('<') || t.starts_with("{{") || t.starts_with('|'));
-        let item = t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") || t.starts_with("> ");
-        if !prose || item {
-            paragraphs.push(std::mem::take(&mut current));
-        }
-        if prose {
-            let t = t.trim_start_matches(|c: char| matches!(c, '-' | '*' | '+' | '>') || c.is_whitespace());
-            if !current.is_empty() {
-                current.push(' ');
-            }
-            current.push_str(t);
-        }
+/// Whether the previous turn already quoted this (its opening is in the context).
+fn already_said(said: &str, text: &str) -> bool {
+    if said.is_empty() {
+        return false;
     }
-    paragraphs.push(current);
-    let mut out = Vec::new();
-    for p in &paragraphs {
-        let mut start = 0;
-        let bytes = p.as_bytes();
-        for (i, c) in p.char_indices() {
-            let end_mark = matches!(c, '.' | '!' | '?' | '。');
-            let at_break = bytes.get(i + c.len_utf8()).is_none_or(|b| *b == b' ');
-            if end_mark && at_break {
-                push(&mut out, &p[start..i + c.len_utf8()]);
-                start = i + c.len_utf8();
-            }
-        }
-        push(&mut out, &p[start..]);
-    }
-    out
+    let t = verify::normalise(text);
+    let head: String = t.chars().take(60).collect();
+    head.chars().count() >= 20 && said.contains(&head)
 }
 
-fn push(out: &mut Vec<String>, s: &str) {
-    let s = s.trim();
-    let enough = s.split_whitespace().count() >= 4 || (s.chars().filter(|c| is_cjk(*c)).count() >= 6);
-    // A sentence holding a double quote could not be quoted unambiguously.
-    if enough && !s.contains('"') {
-        out.push(s.to_string());
+/// The code block closest to unit `at` within the same evidence entry.
+fn nearest_code(all: &[Unit], at: usize) -> Option<usize> {
+    let n = all[at].n;
+    (0..all.len())
+        .filter(|&i| all[i].n == n && all[i].kind == UnitKind::Code)
+        .min_by_key(|&i| (i.abs_diff(at), i < at))
+}
+
+/// A unit quoted with its marker, between delimiters its text does not hold.
+fn quote(u: &Unit) -> String {
+    if u.text.contains('"') || u.kind == UnitKind::Code {
+        format!("\u{201C}{}\u{201D} [#{}]", u.text, u.n)
+    } else {
+        format!("\"{}\" [#{}]", u.text, u.n)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::score::stem;
     use crate::llm::{Message, Role};
 
     fn grounding(q: &str, ev: &[&str]) -> Grounding {
