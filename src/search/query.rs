@@ -52,7 +52,7 @@ const QUESTION_ENDINGS: &[&str] = &[
 /// Korean words too common or too grammatical to count as a topic.
 const KOREAN_FILLERS: &[&str] = &[
     "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
-    "그게", "그것", "그거", "이건", "이거", "거기", "저기",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸",
 ];
 
 /// Words that name no topic even when nothing else is asked ("tell me

@@ -27,6 +27,9 @@ pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one.
 const FOLLOW_SHARE: f64 = 0.5;
 const MAX_QUOTES: usize = 5;
+/// A unit brought in for a question word the others miss must score at
+/// least this share of the best one.
+const MISSING_SHARE: f64 = 0.25;
 /// How much less each later evidence entry counts (search ranked it lower).
 const RANK_DECAY: f64 = 0.08;
 /// How much a follow-up's context counts next to the question's own words.
@@ -100,8 +103,9 @@ pub fn answer(g: &Grounding) -> String {
     // A follow-up that names nothing ("why?", "show me an example") is
     // about what the previous turn was about.
     let own = score::content_terms(&g.question);
+    let bare = own.is_empty();
     let context_terms: Vec<String> = score::content_terms(&g.context).into_iter().filter(|t| !own.contains(t)).collect();
-    let (terms, context) = if own.is_empty() { (context_terms, Vec::new()) } else { (own, context_terms) };
+    let (terms, context) = if bare { (context_terms, Vec::new()) } else { (own, context_terms) };
     if terms.is_empty() || all.is_empty() {
         return refuse.to_string();
     }
@@ -110,6 +114,7 @@ pub fn answer(g: &Grounding) -> String {
     let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
     let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
     let said = verify::normalise(&g.context);
+    let near = if bare { after_said(&all, &said) } else { vec![0.0; all.len()] };
     let mut scored: Vec<(f64, usize)> = indexed
         .iter()
         .enumerate()
@@ -117,7 +122,7 @@ pub fn answer(g: &Grounding) -> String {
         .filter_map(|(i, u)| {
             // Earlier evidence ranked higher in search.
             let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
-            let cov = score::coverage(u, &q) * rank;
+            let cov = score::coverage(u, &q).max(near[i]) * rank;
             if cov < MIN_COVERAGE {
                 return None;
             }
@@ -129,21 +134,11 @@ pub fn answer(g: &Grounding) -> String {
         return refuse.to_string();
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let best = scored[0].0;
-    let mut chosen: Vec<usize> = Vec::new();
-    for &(s, i) in &scored {
-        if chosen.len() == MAX_QUOTES || s < best * FOLLOW_SHARE {
-            break;
-        }
-        let dup = chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
-        if !dup {
-            chosen.push(i);
-        }
-    }
+    let chosen = choose(&scored, &all, &indexed, &q);
     let mut quotes: Vec<usize> = Vec::new();
     for (k, &c) in chosen.iter().enumerate() {
-        // The best sentence brings the one after it when that one goes on
-        // about the same thing (a definition's second half, the command).
+        // The best sentence brings the one after it, which often says the
+        // rest (a definition's second half, the command).
         let next = all[c].next.filter(|&x| k == 0 && all[c].follow.is_empty() && !already_said(&said, &all[x].text));
         for i in std::iter::once(c).chain(all[c].follow.iter().copied()).chain(next) {
             if !quotes.contains(&i) {
@@ -158,6 +153,55 @@ pub fn answer(g: &Grounding) -> String {
         }
     }
     quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
+}
+
+/// The units to quote, best first: those scoring near the best, then, for
+/// each question word none of them has (the second half of "the difference
+/// between A and B"), the best unit that has it.
+fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Question) -> Vec<usize> {
+    let best = scored[0].0;
+    let mut chosen: Vec<usize> = Vec::new();
+    let dup = |chosen: &[usize], i: usize| chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
+    for &(s, i) in scored {
+        if chosen.len() == MAX_QUOTES || s < best * FOLLOW_SHARE {
+            break;
+        }
+        if !dup(&chosen, i) {
+            chosen.push(i);
+        }
+    }
+    // A definition question wants each asked term defined: as a subject.
+    let covers = |i: usize, t: &str| {
+        if q.kind == AskKind::Define && q.terms.len() > 1 {
+            return indexed[i].subject_has(t);
+        }
+        indexed[i].has(t) || all[i].follow.iter().any(|&f| indexed[f].has(t))
+    };
+    let mut order: Vec<usize> = (0..q.terms.len()).collect();
+    order.sort_by(|&a, &b| q.weights[b].total_cmp(&q.weights[a]));
+    for t in order.iter().map(|&k| q.terms[k].as_str()) {
+        if chosen.len() == MAX_QUOTES || chosen.iter().any(|&c| covers(c, t)) {
+            continue;
+        }
+        if let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= best * MISSING_SHARE && covers(*i, t) && !dup(&chosen, *i)) {
+            chosen.push(i);
+        }
+    }
+    chosen
+}
+
+/// For a bare follow-up: how close each unit sits after one the previous
+/// turn quoted (in the same entry), as a stand-in for coverage.
+fn after_said(all: &[Unit], said: &str) -> Vec<f64> {
+    let mut near = vec![0.0; all.len()];
+    for (i, u) in all.iter().enumerate().filter(|(_, u)| already_said(said, &u.text)) {
+        for (d, j) in (i + 1..all.len().min(i + 4)).enumerate() {
+            if all[j].n == u.n {
+                near[j] = f64::max(near[j], 0.8 - 0.1 * d as f64);
+            }
+        }
+    }
+    near
 }
 
 /// Whether the previous turn already quoted this (its opening is in the context).
@@ -260,6 +304,93 @@ mod tests {
         g.korean = true;
         let a = answer(&g);
         assert!(a.contains("[#1]") && a.contains("소유권 규칙"), "{a}");
+    }
+
+    fn korean(q: &str, ev: &[&str]) -> Grounding {
+        Grounding { korean: true, ..grounding(q, ev) }
+    }
+
+    /// Every quote of `a` is supported by its evidence entry (rag-v2 verification).
+    fn verified(a: &str, ev: &[&str]) -> bool {
+        let marks = crate::rag::extract::markers(a);
+        let v = verify::verify(a, &marks, |n| ev.get(n.wrapping_sub(1)).copied());
+        v.unsupported.is_empty() && !v.supported.is_empty()
+    }
+
+    #[test]
+    fn a_list_question_gets_the_list_not_the_sentence_that_echoes_it() {
+        // "What are the five unsafe superpowers?" quoted "Let's look at each of the five … in turn."
+        let ev = ["Let's look at each of the five hive tools in turn.", "A keeper carries five hive tools on every visit:\n\n* a smoker\n* a hive tool for prying frames\n* a bee brush\n* a veil\n* gloves\n\nThe smoker matters most."];
+        let a = answer(&grounding("What are the five hive tools?", &ev));
+        for item in ["a smoker", "a bee brush", "gloves"] {
+            assert!(a.contains(item), "{item} missing: {a}");
+        }
+        assert!(!a.starts_with("\"Let's look"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_sentence_ending_in_a_colon_brings_its_bullet_points() {
+        // "Which three conditions make up a data race?" stopped at the ":".
+        let ev = ["A colony swarms when three conditions meet:\n\n- the hive is crowded\n- a new queen is being raised\n- the weather is warm\n"];
+        let a = answer(&grounding("Which three conditions make a colony swarm?", &ev));
+        assert!(a.contains("the hive is crowded") && a.contains("a new queen is being raised") && a.contains("the weather is warm"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_difference_question_gets_the_definitions_not_the_announcement() {
+        // "What is the difference between String and &str?" quoted "We'll first define what we mean by the term _string_."
+        let ev = ["We'll first define what we mean by the term _nectar_. Nectar is a sugary liquid that flowers make to attract bees. Honey is nectar that bees have dried and sealed in wax cells."];
+        let a = answer(&grounding("What is the difference between nectar and honey?", &ev));
+        assert!(!a.contains("We'll first define"), "{a}");
+        assert!(a.contains("Nectar is a sugary liquid") && a.contains("Honey is nectar"), "{a}");
+    }
+
+    #[test]
+    fn an_example_question_gets_the_code_block() {
+        let ev = ["You open a hive from the side away from the entrance. For example:\n\n```console\n$ hive open --side back\n```\n\nClose it the same way."];
+        let a = answer(&grounding("show me an example of opening a hive", &ev));
+        assert!(a.contains("$ hive open --side back"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
+        // "how do I add to a vector" quoted a RefCell sentence.
+        let ev = [
+            "Frames added to a hive are checked each time a keeper borrows the hive record.",
+            "A hive keeps its frames in a box that can grow. To add a frame, call `hive.push(frame)` on the hive.",
+        ];
+        let a = answer(&grounding("how do I add a frame to a hive", &ev));
+        assert!(a.starts_with("\"To add a frame, call `hive.push(frame)` on the hive.\" [#2]"), "{a}");
+    }
+
+    #[test]
+    fn why_after_an_answer_gives_the_cause_not_the_same_sentence() {
+        let ev = ["Bees fan their wings at the hive entrance on hot days. They do this because the brood must stay near 35 degrees."];
+        let mut g = grounding("why?", &ev);
+        g.context = "Bees fan their wings at the hive entrance on hot days.".into();
+        let a = answer(&g);
+        assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
+        assert!(!a.contains("Bees fan their wings"), "{a}");
+    }
+
+    #[test]
+    fn mdbook_markup_never_reaches_a_quote_and_the_quote_still_verifies() {
+        let ev = ["Print the frame count with the [`tally!` macro][tally]<!-- ignore --> while you inspect the hive.\n\n[tally]: ../std/macro.tally.html"];
+        let a = answer(&grounding("How do I print the frame count while inspecting?", &ev));
+        assert!(a.contains("the `tally!` macro while you inspect"), "{a}");
+        assert!(!a.contains("<!--") && !a.contains("][tally]"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn korean_questions_with_the_particle_iran_are_answered() {
+        // "소유권이란 무엇인가요?" was refused: -이란 was not stripped.
+        let ev = ["벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다. 여왕벌은 그 방에 알을 낳습니다."];
+        let a = answer(&korean("벌집이란 무엇인가요?", &ev));
+        assert!(a.starts_with("\"벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다.\" [#1]"), "{a}");
     }
 
     #[test]

@@ -72,11 +72,29 @@ pub fn stem(word: &str) -> String {
     }
 }
 
+/// Verb endings a Korean question's words come in (`최적화해서`, `공유하는`)
+/// that the notes' sentences rarely share; stripped after the particle.
+const KOREAN_VERB_ENDINGS: &[&str] = &["해서", "하는", "하고", "하면", "하여", "해야", "되는", "된다", "한다", "하게", "해요", "했을", "할"];
+
+/// A Korean word as matched against sentences: particle, then a verb ending
+/// stripped, keeping at least two syllables.
+pub fn korean_stem(word: &str) -> String {
+    let w = query::strip_particle(word);
+    for e in KOREAN_VERB_ENDINGS {
+        if let Some(stem) = w.strip_suffix(e) {
+            if stem.chars().count() >= 2 {
+                return stem.to_string();
+            }
+        }
+    }
+    w.to_string()
+}
+
 /// Content words of `text`, stemmed (Korean: particle stripped, shared with search).
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for t in query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word) && !query::is_filler(&t.word)) {
-        let term = if t.cjk { query::strip_particle(&t.word).to_string() } else { stem(&t.word) };
+        let term = if t.cjk { korean_stem(&t.word) } else { stem(&t.word) };
         if !out.contains(&term) {
             out.push(term);
         }
@@ -100,7 +118,13 @@ impl<'a> Indexed<'a> {
     }
 
     pub fn has(&self, term: &str) -> bool {
-        if term.chars().any(is_cjk) { self.lower.contains(term) } else { self.words.iter().any(|w| w == term) }
+        match term.chars().count() {
+            // One syllable matches inside too many words (`값` in `값을`, but
+            // also `건` in `조건`): it must be a whole word.
+            1 if term.chars().any(is_cjk) => self.words.iter().any(|w| query::strip_particle(w) == term),
+            _ if term.chars().any(is_cjk) => self.lower.contains(term),
+            _ => self.words.iter().any(|w| w == term),
+        }
     }
 
     fn follow_has(&self, term: &str) -> bool {
@@ -146,8 +170,16 @@ pub fn coverage(u: &Indexed, q: &Question) -> f64 {
 /// How well a unit answers, given its coverage: new content over echo, and
 /// the kind of sentence the question's form asks for.
 pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
-    let new = u.words.iter().filter(|w| w.chars().count() > 2 && !q.terms.contains(w)).count()
-        + u.unit.text.chars().filter(|c| is_cjk(*c)).count() / 3;
+    // New content: the unit's words that are not the question's.
+    let new = u
+        .words
+        .iter()
+        .filter(|w| {
+            let cjk = w.chars().any(is_cjk);
+            let key = if cjk { korean_stem(w) } else { (*w).clone() };
+            w.chars().count() > if cjk { 1 } else { 2 } && !q.terms.iter().any(|t| if cjk { key.starts_with(t.as_str()) } else { &key == t })
+        })
+        .count();
     let novelty = (new as f64 / 8.0).min(1.0);
     let text = format!(" {} ", u.lower);
     let has_any = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
@@ -164,7 +196,7 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
     let lower = u.lower.trim_start();
     let announces = u.unit.kind == UnitKind::Sentence
         && (ANNOUNCING.iter().any(|a| lower.starts_with(a)) || ANNOUNCING_KO.iter().any(|a| lower.contains(a)));
-    let mut factor = if fits { 1.35 } else { 1.0 };
+    let mut factor = if fits { 1.6 } else { 1.0 };
     if announces && u.unit.follow.is_empty() {
         factor *= 0.6;
     }
@@ -174,10 +206,25 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
     score * factor
 }
 
-/// Whether one of the question's words is the sentence's subject: near its
-/// start ("The `String` type … is …", "소유권은 …").
+/// Whether one of the question's words is the sentence's subject.
 fn subject_is_asked(u: &Indexed, q: &Question) -> bool {
-    let head: String = u.lower.chars().take(40).collect();
-    let words: Vec<String> = query::words(&head).iter().map(|w| stem(w)).collect();
-    q.terms.iter().any(|t| if t.chars().any(is_cjk) { head.contains(t.as_str()) } else { words.contains(t) })
+    q.terms.iter().any(|t| u.subject_has(t))
+}
+
+impl Indexed<'_> {
+    /// Whether `term` is in the sentence's subject: before its first `is`/
+    /// `are`/`means` (within 80 characters), or a Korean word marked with a
+    /// topic particle (`소유권은`, `벌집이란`).
+    pub fn subject_has(&self, term: &str) -> bool {
+        if term.chars().any(is_cjk) {
+            return query::words(&self.lower).iter().take(6).any(|w| {
+                ["은", "는", "이란", "란", "이라는"].iter().any(|p| w.strip_suffix(p).is_some_and(|s| korean_stem(s).starts_with(term)))
+            });
+        }
+        let cut = [" is ", " are ", " means ", " refers "].iter().filter_map(|v| self.lower.find(v)).min();
+        match cut {
+            Some(end) if end <= 80 => query::words(&self.lower[..end]).iter().any(|w| stem(w) == term),
+            _ => false,
+        }
+    }
 }
