@@ -29,18 +29,18 @@ impl Model {
 // Fitted by `kebab eval gate --fit` (dev split); see the module doc.
 const LEXICAL_EN: Model = Model {
     name: "lexical-en",
-    weights: [7.0, -4.0, 1.5, 0.0, 0.0, 0.0, 0.0],
-    bias: -3.5,
+    weights: [2.7539, -3.4015, 1.3735, 0.0000, 0.0000, 0.0000, 0.0935],
+    bias: -1.1259,
 };
 const HYBRID_EN: Model = Model {
     name: "hybrid-en",
-    weights: [5.0, -4.0, 1.0, 6.0, 4.0, 1.0, 0.0],
-    bias: -6.0,
+    weights: [2.1008, -3.0588, 0.9828, 3.4757, 3.4638, 0.8462, -0.5911],
+    bias: -1.7362,
 };
 const LEXICAL_KO: Model = Model {
     name: "lexical-ko",
-    weights: [7.0, -4.0, 0.5, 0.0, 0.0, 0.0, 0.0],
-    bias: -2.5,
+    weights: [2.6317, -2.7826, 0.4143, 0.0000, 0.0000, 0.0000, -0.0675],
+    bias: -0.4720,
 };
 
 /// The model for a question: Korean questions run lexical with the built-in
@@ -69,7 +69,7 @@ pub struct FitOptions {
 
 impl Default for FitOptions {
     fn default() -> Self {
-        FitOptions { iterations: 4000, learning_rate: 0.5, l2: 0.01 }
+        FitOptions { iterations: 4000, learning_rate: 0.5, l2: 0.05 }
     }
 }
 
