@@ -40,6 +40,7 @@ const QUESTION_WORDS: &[&str] = &[
     "what", "how", "why", "which", "who", "whom", "whose", "when", "where", "do", "does", "did", "can", "could",
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
+    "many", "much", "makes", "made", "gets", "got", "doing",
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
 ];
 

@@ -170,17 +170,19 @@ pub fn coverage(u: &Indexed, q: &Question) -> f64 {
 /// How well a unit answers, given its coverage: new content over echo, and
 /// the kind of sentence the question's form asks for.
 pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
-    // New content: the unit's words that are not the question's.
+    // New content: the unit's words (numbers included) that are not the
+    // question's. Three say something; fewer only echo the question.
     let new = u
         .words
         .iter()
         .filter(|w| {
             let cjk = w.chars().any(is_cjk);
             let key = if cjk { korean_stem(w) } else { (*w).clone() };
-            w.chars().count() > if cjk { 1 } else { 2 } && !q.terms.iter().any(|t| if cjk { key.starts_with(t.as_str()) } else { &key == t })
+            let counts = w.chars().any(|c| c.is_ascii_digit()) || w.chars().count() > if cjk { 1 } else { 2 };
+            counts && !q.terms.iter().any(|t| if cjk { key.starts_with(t.as_str()) } else { &key == t })
         })
         .count();
-    let novelty = (new as f64 / 8.0).min(1.0);
+    let novelty = (new as f64 / 3.0).min(1.0);
     let text = format!(" {} ", u.lower);
     let has_any = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
     let has_code = u.unit.text.contains('`') || u.unit.follow.iter().any(|_| u.follow_lower.contains("$ ") || u.follow_lower.contains('('));

@@ -28,6 +28,14 @@ use crate::store::Store;
 
 /// How many of the top hits compete for "best evidence".
 const TOP: usize = 3;
+/// The smallest index size IDF weights are computed for (the labelled Rust
+/// Book index has 1,401 chunks, so the fitted weights are unaffected).
+const MIN_IDF_CHUNKS: f64 = 1000.0;
+/// A follow-up is read with the question before it only when less than this
+/// share of its own words (IDF²-weighted) is missing from the notes.
+const FOLLOW_UP_MAX_MISSING: f64 = 0.5;
+/// The most the normalised BM25 signal counts.
+const BM25_CAP: f64 = 2.5;
 /// The cosine margin is taken over the nearest chunk at this rank.
 const MARGIN_RANK: usize = 10;
 
@@ -138,7 +146,11 @@ impl Gate<'_> {
     /// in the notes, weigh most and still refuse.
     pub fn turn(&self, question: &str, previous: Option<&str>, hits: &[SearchHit]) -> Result<GateReport> {
         let alone = self.check(question, hits)?;
-        let Some(prev) = previous.filter(|_| !alone.passed) else { return Ok(alone) };
+        // A follow-up whose own words are mostly not in the notes at all
+        // ("What breed of bees did you keep?") changed the subject: reading
+        // it with the earlier question would drown those words.
+        let own_words_known = alone.signals.missing < FOLLOW_UP_MAX_MISSING;
+        let Some(prev) = previous.filter(|_| !alone.passed && own_words_known) else { return Ok(alone) };
         let mut together = self.check(&format!("{question} {prev}"), hits)?;
         together.with_previous = true;
         Ok(if together.passed { together } else { alone })
@@ -208,11 +220,14 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
             .conn()
             .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
             .query_row([&expr], |r| r.get::<_, i64>(0))? as f64;
-        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-        idf_sum += idf;
-        // Squared: one rare word the notes lack (a crate, a tool, a place)
-        // should outweigh several common words they have.
-        let w = idf.powi(2);
+        idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+        // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
+        // small one every everyday word is missing or rare, and would
+        // outweigh the words that matter. Squared: one rare word the notes
+        // lack (a crate, a tool, a place) should outweigh several common
+        // words they have.
+        let big = n.max(MIN_IDF_CHUNKS);
+        let w = ((big - df + 0.5) / (df + 0.5) + 1.0).ln().powi(2);
         if df == 0.0 {
             missing += w;
         }
@@ -241,7 +256,9 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     report.coverage = score;
     report.signals.coverage = score;
     report.signals.missing = if total > 0.0 { missing / total } else { 0.0 };
-    report.signals.bm25 = if idf_sum > 0.0 { bm25 / idf_sum } else { 0.0 };
+    // Capped: past this every query's best chunk matches it fully (the
+    // heading weight and Korean trigrams can push the ratio far beyond).
+    report.signals.bm25 = if idf_sum > 0.0 { (bm25 / idf_sum).min(BM25_CAP) } else { 0.0 };
     Ok(report)
 }
 

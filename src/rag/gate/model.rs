@@ -29,18 +29,18 @@ impl Model {
 // Fitted by `kebab eval gate --fit` (dev split); see the module doc.
 const LEXICAL_EN: Model = Model {
     name: "lexical-en",
-    weights: [2.7539, -3.4015, 1.3735, 0.0000, 0.0000, 0.0000, 0.0935],
-    bias: -1.1259,
+    weights: [2.7519, -3.4062, 1.3675, 0.0000, 0.0000, 0.0000, 0.1281],
+    bias: -1.1909,
 };
 const HYBRID_EN: Model = Model {
     name: "hybrid-en",
-    weights: [2.1008, -3.0588, 0.9828, 3.4757, 3.4638, 0.8462, -0.5911],
-    bias: -1.7362,
+    weights: [2.0982, -3.0606, 0.9802, 3.4924, 3.4676, 0.8458, -0.5770],
+    bias: -1.7749,
 };
 const LEXICAL_KO: Model = Model {
     name: "lexical-ko",
-    weights: [2.6317, -2.7826, 0.4143, 0.0000, 0.0000, 0.0000, -0.0675],
-    bias: -0.4720,
+    weights: [2.5340, -2.5524, 0.8407, 0.0000, 0.0000, 0.0000, -0.1333],
+    bias: -0.9156,
 };
 
 /// The model for a question: Korean questions run lexical with the built-in
