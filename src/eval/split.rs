@@ -13,7 +13,7 @@ pub enum Split {
 
 impl Split {
     pub fn of(id: &str) -> Split {
-        if fnv1a64(id) % 2 == 0 { Split::Dev } else { Split::Test }
+        if fnv1a64(id).is_multiple_of(2) { Split::Dev } else { Split::Test }
     }
 
     pub fn as_str(self) -> &'static str {

@@ -66,12 +66,14 @@ const FILLERS: &[&str] = &[
     "details", "continue", "go", "on", "next", "also", "too", "what's", "that's", "it's", "s", "something", "anything",
     "thing", "things", "stuff", "those", "them", "him", "her", "he", "she", "here", "now", "just", "like", "right", "wait",
     "뭐야", "뭐지", "뭐라고", "뭔가요", "뭔데", "그래서", "더", "알려줘", "알려", "줘", "주세요", "설명해", "설명", "음", "네", "예", "아니",
-    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속",
+    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속", "방법",
 ];
 
 /// Whether `word` is a filler (see `FILLERS`), after particle stripping.
 pub fn is_filler(word: &str) -> bool {
-    STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
+    // A particle standing alone: cut off a Latin word by the script change (`match보다`).
+    PARTICLES.contains(&word)
+        || STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
 }
 
 pub fn is_question_word(word: &str) -> bool {
@@ -167,10 +169,10 @@ pub fn build(text: &str) -> LexicalQuery {
 /// The word without a trailing particle, keeping at least one character.
 pub fn strip_particle(word: &str) -> &str {
     for p in PARTICLES {
-        if let Some(stem) = word.strip_suffix(p) {
-            if !stem.is_empty() {
-                return stem;
-            }
+        if let Some(stem) = word.strip_suffix(p)
+            && !stem.is_empty()
+        {
+            return stem;
         }
     }
     word

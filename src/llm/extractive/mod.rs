@@ -147,10 +147,11 @@ pub fn answer(g: &Grounding) -> String {
         }
     }
     // An example question wants code: the block nearest the best sentence, in its entry.
-    if kind == AskKind::Example && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code) {
-        if let Some(code) = nearest_code(&all, chosen[0]) {
-            quotes.push(code);
-        }
+    if kind == AskKind::Example
+        && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code)
+        && let Some(code) = nearest_code(&all, chosen[0])
+    {
+        quotes.push(code);
     }
     quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
 }

@@ -58,11 +58,11 @@ pub fn stem(word: &str) -> String {
     }
     let mut base = word;
     for suffix in ["ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s"] {
-        if let Some(b) = word.strip_suffix(suffix) {
-            if b.chars().count() >= 3 {
-                base = b;
-                break;
-            }
+        if let Some(b) = word.strip_suffix(suffix)
+            && b.chars().count() >= 3
+        {
+            base = b;
+            break;
         }
     }
     // A final e goes too, so `take`, `takes` and `taken`'s neighbours meet: `tak`.
@@ -81,10 +81,10 @@ const KOREAN_VERB_ENDINGS: &[&str] = &["해서", "하는", "하고", "하면", "
 pub fn korean_stem(word: &str) -> String {
     let w = query::strip_particle(word);
     for e in KOREAN_VERB_ENDINGS {
-        if let Some(stem) = w.strip_suffix(e) {
-            if stem.chars().count() >= 2 {
-                return stem.to_string();
-            }
+        if let Some(stem) = w.strip_suffix(e)
+            && stem.chars().count() >= 2
+        {
+            return stem.to_string();
         }
     }
     w.to_string()

@@ -118,10 +118,11 @@ fn is_item(t: &str) -> Option<&str> {
         }
     }
     let digits = t.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 && digits < 3 {
-        if let Some(rest) = t[digits..].strip_prefix(". ") {
-            return Some(rest);
-        }
+    if digits > 0
+        && digits < 3
+        && let Some(rest) = t[digits..].strip_prefix(". ")
+    {
+        return Some(rest);
     }
     None
 }

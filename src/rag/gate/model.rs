@@ -39,8 +39,8 @@ const HYBRID_EN: Model = Model {
 };
 const LEXICAL_KO: Model = Model {
     name: "lexical-ko",
-    weights: [2.5340, -2.5524, 0.8407, 0.0000, 0.0000, 0.0000, -0.1333],
-    bias: -0.9156,
+    weights: [2.5409, -2.5013, 0.8616, 0.0000, 0.0000, 0.0000, 0.0989],
+    bias: -1.4010,
 };
 
 /// The model for a question: Korean questions run lexical with the built-in
