@@ -231,26 +231,25 @@ impl Default for RagConfig {
     }
 }
 
-/// Minimum evidence strength, per retrieval mode, below which an ask is
-/// refused without calling the model.
+/// The gate's cut-offs, per retrieval mode: a question passes when the
+/// fitted probability that the notes answer it (src/rag/gate/model.rs) is at
+/// least this. Lower answers more and refuses less.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScoreGate {
-    /// Lexical: minimum share of the question's content words (weighted by
-    /// IDF²) that the best chunk contains, in [0, 1].
+    /// Lexical mode, questions in Latin script (model `lexical-en`), in [0, 1].
     pub lexical: f64,
-    /// The same for questions written in Hangul/CJK, whose inflected words
-    /// match the notes less often, so coverage runs lower for the same evidence.
+    /// Questions written in Hangul/CJK, in any mode (model `lexical-ko`).
     pub lexical_cjk: f64,
-    /// Vector and hybrid: minimum mean of the lexical coverage and the cosine
-    /// of the question and its nearest chunk.
+    /// Vector and hybrid mode (model `hybrid-en`), in [0, 1].
     pub vector: f64,
     pub hybrid: f64,
 }
 
 impl Default for ScoreGate {
     fn default() -> Self {
-        ScoreGate { lexical: 0.42, lexical_cjk: 0.30, vector: 0.46, hybrid: 0.44 }
+        // Read from the dev-split ROC (docs/evaluation-gate.md).
+        ScoreGate { lexical: 0.70, lexical_cjk: 0.65, vector: 0.65, hybrid: 0.65 }
     }
 }
 
@@ -260,10 +259,11 @@ impl ScoreGate {
         if korean { self.lexical_cjk } else { self.lexical }
     }
 
-    /// The threshold of a mode's evidence.
+    /// The cut-off of a mode's model (Korean questions: `lexical_cjk` in every mode).
     pub fn for_mode(&self, mode: Mode, korean: bool) -> f64 {
         match mode {
-            Mode::Lexical => self.lexical_for(korean),
+            _ if korean => self.lexical_cjk,
+            Mode::Lexical => self.lexical,
             Mode::Vector => self.vector,
             Mode::Hybrid => self.hybrid,
         }
@@ -378,11 +378,11 @@ impl Config {
         if !(0.0..=1.0).contains(&self.rag.score_gate.lexical_cjk) {
             return Err(bad("rag.score_gate.lexical_cjk", "must be between 0 and 1"));
         }
-        if !(-1.0..=1.0).contains(&self.rag.score_gate.vector) {
-            return Err(bad("rag.score_gate.vector", "must be between -1 and 1"));
+        if !(0.0..=1.0).contains(&self.rag.score_gate.vector) {
+            return Err(bad("rag.score_gate.vector", "must be between 0 and 1"));
         }
-        if !(-1.0..=1.0).contains(&self.rag.score_gate.hybrid) {
-            return Err(bad("rag.score_gate.hybrid", "must be between -1 and 1"));
+        if !(0.0..=1.0).contains(&self.rag.score_gate.hybrid) {
+            return Err(bad("rag.score_gate.hybrid", "must be between 0 and 1"));
         }
         if self.rag.history_max_turns > 100 {
             return Err(bad("rag.history_max_turns", "must be at most 100"));
@@ -534,11 +534,10 @@ rrf_k = {rrf_k:.1}
 prompt_template_version = "{tpl}"
 # Token budget for the evidence given to the model.
 max_context_tokens = {mct}
-# Refuse without calling the model when the best evidence is weaker than this.
-# lexical: share (IDF²-weighted) of the question's content words found in the best
-# chunk; lexical_cjk: the same for Korean/CJK questions; vector and hybrid: the
-# mean of that share and the cosine of the question and its nearest chunk
-# (calibration: README "The gate").
+# Refuse without calling the model when the gate's fitted probability that the
+# notes answer the question is below this cut-off: lexical (English), lexical_cjk
+# (Korean/CJK questions, any mode), vector and hybrid. Lower answers more, refuses
+# less (signals and ROC: docs/evaluation-gate.md).
 score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk}, vector = {gate_vec}, hybrid = {gate_hyb} }}
 # In a conversation: how many earlier turns go into the prompt (newest first,
 # the oldest dropped first when the model's context runs short).

@@ -22,6 +22,7 @@ const QUESTION_WORDS: &[&str] = &[
     "what", "how", "why", "which", "who", "whom", "whose", "when", "where", "do", "does", "did", "can", "could",
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
+    "many", "much", "makes", "made", "gets", "got", "doing",
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
 ];
 
@@ -34,8 +35,28 @@ const QUESTION_ENDINGS: &[&str] = &[
 /// Korean words too common or too grammatical to count as a topic.
 const KOREAN_FILLERS: &[&str] = &[
     "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
-    "그게", "그것", "그거", "이건", "이거", "거기", "저기",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸",
 ];
+
+/// Words that name no topic even when nothing else is asked ("tell me
+/// more", "what about that one?", "그게 뭐야?", "더 알려줘"): a question made
+/// only of these, question words and stop words has nothing to search for.
+/// Used to recognise such questions, never to drop words from a search.
+const FILLERS: &[&str] = &[
+    "more", "please", "ok", "okay", "yes", "yeah", "yep", "nope", "huh", "hmm", "hm", "um", "uh", "so", "one", "ones", "else",
+    "again", "mean", "means", "meant", "say", "said", "really", "sure", "thanks", "thank", "other", "another", "detail",
+    "details", "continue", "go", "on", "next", "also", "too", "what's", "that's", "it's", "s", "something", "anything",
+    "thing", "things", "stuff", "those", "them", "him", "her", "he", "she", "here", "now", "just", "like", "right", "wait",
+    "뭐야", "뭐지", "뭐라고", "뭔가요", "뭔데", "그래서", "더", "알려줘", "알려", "줘", "주세요", "설명해", "설명", "음", "네", "예", "아니",
+    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속", "방법",
+];
+
+/// Whether `word` is a filler (see `FILLERS`), after particle stripping.
+pub fn is_filler(word: &str) -> bool {
+    // A particle standing alone: cut off a Latin word by the script change (`match보다`).
+    PARTICLES.contains(&word)
+        || STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
+}
 
 pub fn is_question_word(word: &str) -> bool {
     let stem = strip_particle(word);
@@ -49,9 +70,9 @@ pub fn is_question_word(word: &str) -> bool {
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
 const PARTICLES: &[&str] = &[
-    "에서부터", "으로부터", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게", "으로",
-    "부터", "까지", "라는", "이다", "하는", "하고", "보다", "처럼", "마다", "은", "는", "이", "가", "을", "를", "의",
-    "에", "로", "와", "과", "도", "만",
+    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게",
+    "으로", "부터", "까지", "라는", "라고", "이란", "이다", "하는", "하고", "보다", "처럼", "마다", "에는", "에도", "로서", "로써",
+    "란", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
 ];
 
 /// Splits text into lowercase words: runs of letters and digits, cut where
@@ -114,9 +135,10 @@ pub fn terms(text: &str) -> Vec<Term> {
 pub fn strip_particle(word: &str) -> &str {
     for p in PARTICLES {
         if let Some(stem) = word.strip_suffix(p)
-            && !stem.is_empty() {
-                return stem;
-            }
+            && !stem.is_empty()
+        {
+            return stem;
+        }
     }
     word
 }

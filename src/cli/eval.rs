@@ -56,12 +56,18 @@ pub enum Command {
     /// Ask a labelled set (answerable / off_topic / near_miss) and report
     /// correct-source, false-refusal and false-answer rates
     Gate {
-        /// JSONL: {"id","question","kind","sources":[file names]} per line
+        /// JSONL: {"id","question","kind","sources":[file names],"facts":[[phrasings]]} per line
         #[arg(long, value_name = "FILE")]
         set: PathBuf,
         /// Retrieval mode [default: search.default_mode]
         #[arg(long, value_enum)]
         mode: Option<Mode>,
+        /// Only this split of the set (by a stable hash of each id)
+        #[arg(long, value_enum)]
+        split: Option<crate::eval::split::Split>,
+        /// Fit the gate's model on the dev split and print its coefficients and ROC
+        #[arg(long)]
+        fit: bool,
     },
     /// Run golden multi-turn dialogues as conversations and report, per turn
     /// kind, source hits (expanded query vs bare question), cited sources,
@@ -133,31 +139,17 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Gate { set, mode } => {
+        Command::Gate { set, mode, split, fit } => {
             let (kb, mode, note) = ctx.kb(ctx.config()?, ctx.create_store()?, mode)?;
             if let Some(note) = &note {
                 ctx.out.notice(note);
             }
-            let r = crate::eval::labelled::run(&kb, mode, &set, ctx.out.json)?;
+            let opts = crate::eval::labelled::Options { set: &set, split, fit, per_question: ctx.out.json };
+            let r = crate::eval::labelled::run(&kb, mode, &opts)?;
             if ctx.out.json {
                 ctx.out.json(&r)?;
             } else {
-                ctx.out.line(format!(
-                    "{}  {} gate {}  answerable {}: correct source {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (off-topic {:.1}%, near-miss {:.1}%)",
-                    r.model,
-                    r.mode.as_str(),
-                    match r.mode {
-                        Mode::Lexical => format!("{:.2}/{:.2} (cjk)", r.score_gate.lexical, r.score_gate.lexical_cjk),
-                        m => format!("{:.2}", r.score_gate.for_mode(m, false)),
-                    },
-                    r.answerable,
-                    r.answered_with_correct_source * 100.0,
-                    r.answerable_not_refused * 100.0,
-                    r.unanswerable,
-                    r.unanswerable_refused * 100.0,
-                    r.off_topic_refused * 100.0,
-                    r.near_miss_refused * 100.0
-                ))?;
+                print_gate(ctx, &r)?;
             }
             Ok(0)
         }
@@ -241,6 +233,42 @@ fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {
     }
     if r.without_gold > 0 {
         ctx.out.notice(format!("{} queries have no gold answer and were not asked", r.without_gold));
+    }
+    Ok(())
+}
+
+fn print_gate(ctx: &Ctx, r: &crate::eval::labelled::Report) -> Result<()> {
+    ctx.out.line(format!("{}  {}", r.model, r.mode.as_str()))?;
+    for s in &r.splits {
+        ctx.out.line(format!(
+            "{}: answerable {}: correct cited {:.1}%, cites gold {:.1}%, not refused {:.1}%  |  unanswerable {}: refused {:.1}% (near-miss {:.1}%, off-topic {:.1}%, partial {:.1}%)  |  no content {}: refused {:.1}%",
+            s.split.as_str(),
+            s.answerable,
+            s.correct_cited * 100.0,
+            s.cites_gold * 100.0,
+            s.answerable_not_refused * 100.0,
+            s.unanswerable,
+            s.unanswerable_refused * 100.0,
+            s.near_miss_refused * 100.0,
+            s.off_topic_refused * 100.0,
+            s.partial_refused * 100.0,
+            s.no_content,
+            s.no_content_refused * 100.0
+        ))?;
+    }
+    if let Some(f) = &r.fit {
+        ctx.out.line(format!("fit on {} dev examples:", f.examples))?;
+        let w: Vec<String> = f.weights.iter().map(|w| format!("{w:.4}")).collect();
+        ctx.out.line(format!("    weights: [{}],  // {}", w.join(", "), f.features.join(", ")))?;
+        ctx.out.line(format!("    bias: {:.4},", f.bias))?;
+        for p in &f.roc {
+            ctx.out.line(format!(
+                "cut-off {:.2}: false refusals {:.1}%, false answers {:.1}%",
+                p.cutoff,
+                p.false_refusal * 100.0,
+                p.false_answer * 100.0
+            ))?;
+        }
     }
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! `kebab eval gate`: asks every question of a labelled set (answerable,
-//! off-topic, near-miss; see fixtures/labelled/) through the real pipeline
-//! and reports how often answerable questions get a correct source and how
-//! often the others are refused — the figures the gate is calibrated on.
+//! near-miss, off-topic, partly matching, no content words; see
+//! fixtures/labelled/) through the real pipeline and reports, per dev/test
+//! split and per category, how often answerable questions get a correct cited
+//! answer and how often the others are refused. `--fit` fits the gate's
+//! logistic regression on the dev split's signals and prints its ROC.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -9,31 +11,101 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use super::split::Split;
 use crate::error::UserError;
+use crate::rag::gate::{Signals, model};
 use crate::rag::{AskOptions, Kb};
 use crate::search::Mode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Answerable,
+    NearMiss,
+    OffTopic,
+    /// Half-matching: shares words with the notes but asks something else
+    /// ("How do I bake bread?").
+    Partial,
+    NoContent,
+}
 
 #[derive(Debug, Deserialize)]
 struct Item {
     id: String,
     question: String,
-    kind: String,
+    kind: Kind,
     #[serde(default)]
     sources: Vec<String>,
+    /// Facts a correct answer states: each a list of acceptable lowercase phrasings.
+    #[serde(default)]
+    facts: Vec<Vec<String>>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct Row {
     pub id: String,
-    pub kind: String,
+    pub split: Split,
+    pub kind: Kind,
     pub grounded: bool,
     pub refusal_reason: Option<&'static str>,
-    pub top_score: Option<f64>,
-    /// The gate's lexical and vector evidence (calibration reads these).
-    pub coverage: Option<f64>,
-    pub cosine: Option<f64>,
+    /// The gate's fitted probability and every signal it weighed.
+    pub gate_probability: Option<f64>,
+    pub signals: Option<Signals>,
     pub cited: Vec<String>,
-    pub correct_source: bool,
+    /// Grounded and citing one of the gold files.
+    pub cites_gold: bool,
+    /// Every fact has a phrasing in the answer text.
+    pub states_facts: bool,
+    pub answer: String,
+}
+
+impl Row {
+    fn refused(&self) -> bool {
+        self.refusal_reason.is_some()
+    }
+
+    fn correct(&self) -> bool {
+        self.cites_gold && self.states_facts
+    }
+}
+
+/// The figures of one split.
+#[derive(Debug, Serialize)]
+pub struct SplitReport {
+    pub split: Split,
+    pub answerable: usize,
+    /// Grounded, cites a gold file and states every fact.
+    pub correct_cited: f64,
+    /// Grounded and cites a gold file (facts not checked).
+    pub cites_gold: f64,
+    pub answerable_not_refused: f64,
+    /// Near-miss, off-topic and partly matching questions.
+    pub unanswerable: usize,
+    pub unanswerable_refused: f64,
+    pub near_miss_refused: f64,
+    pub off_topic_refused: f64,
+    pub partial_refused: f64,
+    pub no_content: usize,
+    pub no_content_refused: f64,
+}
+
+/// One operating point of the gate on the dev split.
+#[derive(Debug, Serialize)]
+pub struct RocPoint {
+    pub cutoff: f64,
+    /// Answerable questions the gate would refuse.
+    pub false_refusal: f64,
+    /// Unanswerable questions the gate would pass.
+    pub false_answer: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Fit {
+    pub features: [&'static str; model::N],
+    pub weights: [f64; model::N],
+    pub bias: f64,
+    pub examples: usize,
+    pub roc: Vec<RocPoint>,
 }
 
 #[derive(Debug, Serialize)]
@@ -42,68 +114,148 @@ pub struct Report {
     pub model: String,
     pub mode: Mode,
     pub score_gate: crate::config::ScoreGate,
-    pub answerable: usize,
-    pub unanswerable: usize,
-    /// Answerable questions answered (grounded) citing one of their source files.
-    pub answered_with_correct_source: f64,
-    /// Answerable questions not refused.
-    pub answerable_not_refused: f64,
-    /// Off-topic and near-miss questions refused (any reason).
-    pub unanswerable_refused: f64,
-    pub off_topic_refused: f64,
-    pub near_miss_refused: f64,
+    pub splits: Vec<SplitReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Fit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<Row>>,
 }
 
-pub fn run(kb: &Kb, mode: Mode, set: &Path, per_question: bool) -> Result<Report> {
-    let text = std::fs::read_to_string(set)
-        .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", set.display())))?;
-    let mut items = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let item: Item = serde_json::from_str(line)
-            .map_err(|e| UserError::new("bad_input", format!("{}:{}: {e}", set.display(), i + 1)))?;
-        items.push(item);
+/// What to run.
+pub struct Options<'a> {
+    pub set: &'a Path,
+    /// Only this split; both when `None`.
+    pub split: Option<Split>,
+    /// Fit the gate on the dev split's signals.
+    pub fit: bool,
+    pub per_question: bool,
+}
+
+/// Asks every question of the set (of `opts.split`) in `mode`.
+pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
+    if opts.fit && opts.split == Some(Split::Test) {
+        return Err(UserError::new("bad_input", "--fit fits on the dev split; drop --split test").into());
     }
+    let items = read(opts.set)?;
     let never = AtomicBool::new(false);
     let mut rows = Vec::new();
-    for item in items {
-        let opts = AskOptions { mode, ..AskOptions::new(item.question.clone()) };
-        let out = kb.ask(&opts, &mut |_| true, &never)?;
+    for item in items.into_iter().filter(|i| opts.split.is_none_or(|s| Split::of(&i.id) == s)) {
+        let ask = AskOptions { mode, ..AskOptions::new(item.question.clone()) };
+        let out = kb.ask(&ask, &mut |_| true, &never)?;
         let gate = out.explain.gate.as_ref();
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();
-        let correct_source = a.grounded
+        let cites_gold = a.grounded
             && cited.iter().any(|p| item.sources.iter().any(|s| p.rsplit('/').next() == Some(s.as_str())));
         rows.push(Row {
+            split: Split::of(&item.id),
             id: item.id,
             kind: item.kind,
             grounded: a.grounded,
             refusal_reason: a.refusal_reason,
-            top_score: a.retrieval.top_score,
-            coverage: gate.map(|g| g.coverage),
-            cosine: gate.and_then(|g| g.cosine),
+            gate_probability: gate.map(|g| g.top_score),
+            signals: gate.map(|g| g.signals.clone()),
             cited,
-            correct_source,
+            cites_gold,
+            states_facts: a.grounded && states_facts(&a.answer, &item.facts),
+            answer: a.answer,
         });
     }
-    let rate = |kinds: &[&str], f: &dyn Fn(&Row) -> bool| -> f64 {
-        let sel: Vec<&Row> = rows.iter().filter(|r| kinds.contains(&r.kind.as_str())).collect();
-        if sel.is_empty() { 0.0 } else { sel.iter().filter(|r| f(r)).count() as f64 / sel.len() as f64 }
-    };
-    let refused = |r: &Row| r.refusal_reason.is_some();
+    let splits = [Split::Dev, Split::Test]
+        .into_iter()
+        .filter(|s| opts.split.is_none_or(|o| o == *s))
+        .map(|s| split_report(s, &rows))
+        .collect();
+    let fit = if opts.fit { Some(fit(&rows)) } else { None };
     Ok(Report {
-        schema_version: "eval_gate.v1",
+        schema_version: "eval_gate.v2",
         model: format!("{}/{}", kb.model.provider(), kb.model.id()),
         mode,
         score_gate: kb.cfg.rag.score_gate.clone(),
-        answerable: rows.iter().filter(|r| r.kind == "answerable").count(),
-        unanswerable: rows.iter().filter(|r| r.kind != "answerable").count(),
-        answered_with_correct_source: rate(&["answerable"], &|r| r.correct_source),
-        answerable_not_refused: rate(&["answerable"], &|r| !refused(r)),
-        unanswerable_refused: rate(&["off_topic", "near_miss"], &refused),
-        off_topic_refused: rate(&["off_topic"], &refused),
-        near_miss_refused: rate(&["near_miss"], &refused),
-        rows: if per_question { Some(rows) } else { None },
+        splits,
+        fit,
+        rows: if opts.per_question { Some(rows) } else { None },
     })
+}
+
+fn read(set: &Path) -> Result<Vec<Item>> {
+    let text = std::fs::read_to_string(set)
+        .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", set.display())))?;
+    let mut items = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let item: Item = serde_json::from_str(line).map_err(|e| {
+            UserError::new("bad_input", format!("{}:{}: {e}", set.display(), i + 1))
+                .with_hint("each line is {\"id\",\"question\",\"kind\",\"sources\",\"facts\"}; see docs/evaluation-gate.md")
+        })?;
+        items.push(item);
+    }
+    Ok(items)
+}
+
+/// Whether every fact has one of its phrasings in `answer` (case and
+/// whitespace folded).
+pub fn states_facts(answer: &str, facts: &[Vec<String>]) -> bool {
+    let text = answer.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    facts.iter().all(|f| f.iter().any(|p| text.contains(p.as_str())))
+}
+
+fn split_report(split: Split, rows: &[Row]) -> SplitReport {
+    let of = |kinds: &[Kind]| -> Vec<&Row> { rows.iter().filter(|r| r.split == split && kinds.contains(&r.kind)).collect() };
+    let rate = |sel: &[&Row], f: &dyn Fn(&Row) -> bool| -> f64 {
+        if sel.is_empty() { 0.0 } else { sel.iter().filter(|r| f(r)).count() as f64 / sel.len() as f64 }
+    };
+    let answerable = of(&[Kind::Answerable]);
+    let unanswerable = of(&[Kind::NearMiss, Kind::OffTopic, Kind::Partial]);
+    let no_content = of(&[Kind::NoContent]);
+    SplitReport {
+        split,
+        answerable: answerable.len(),
+        correct_cited: rate(&answerable, &Row::correct),
+        cites_gold: rate(&answerable, &|r| r.cites_gold),
+        answerable_not_refused: rate(&answerable, &|r| !r.refused()),
+        unanswerable: unanswerable.len(),
+        unanswerable_refused: rate(&unanswerable, &Row::refused),
+        near_miss_refused: rate(&of(&[Kind::NearMiss]), &Row::refused),
+        off_topic_refused: rate(&of(&[Kind::OffTopic]), &Row::refused),
+        partial_refused: rate(&of(&[Kind::Partial]), &Row::refused),
+        no_content: no_content.len(),
+        no_content_refused: rate(&no_content, &Row::refused),
+    }
+}
+
+/// Fits the gate on the dev rows that reached it: answerable → pass, the
+/// rest → refuse; then the operating points of the fitted model.
+fn fit(rows: &[Row]) -> Fit {
+    let (mut xs, mut labels) = (Vec::new(), Vec::new());
+    for r in rows.iter().filter(|r| r.split == Split::Dev && r.kind != Kind::NoContent) {
+        if let Some(s) = &r.signals {
+            xs.push(s.features());
+            labels.push(r.kind == Kind::Answerable);
+        }
+    }
+    let (weights, bias) = model::fit(&xs, &labels, &model::FitOptions::default());
+    let m = model::Model { name: "fit", weights, bias };
+    let ps: Vec<f64> = xs.iter().map(|x| m.probability(x)).collect();
+    let roc = (1..20)
+        .map(|i| {
+            let cutoff = i as f64 * 0.05;
+            let count = |want: bool| labels.iter().filter(|&&l| l == want).count().max(1) as f64;
+            let refused_pos = ps.iter().zip(&labels).filter(|(p, l)| **l && **p < cutoff).count() as f64;
+            let passed_neg = ps.iter().zip(&labels).filter(|(p, l)| !**l && **p >= cutoff).count() as f64;
+            RocPoint { cutoff, false_refusal: refused_pos / count(true), false_answer: passed_neg / count(false) }
+        })
+        .collect();
+    Fit { features: model::FEATURES, weights, bias, examples: xs.len(), roc }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_need_one_phrasing_each_with_case_and_spacing_folded() {
+        let facts = vec![vec!["cargo new".to_string()], vec!["four bytes".to_string(), "4 bytes".to_string()]];
+        assert!(states_facts("\"Run `Cargo  New`; a char is four\nbytes.\" [#1]", &facts));
+        assert!(!states_facts("\"Run cargo new.\" [#1]", &facts));
+    }
 }

@@ -8,3 +8,4 @@ pub mod dialogues;
 pub mod labelled;
 pub mod metrics;
 pub mod retrieval;
+pub mod split;

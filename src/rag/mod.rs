@@ -149,6 +149,12 @@ impl Kb {
             return run.finish(run.refused("no_index", None, Vec::new(), explain));
         }
 
+        // Nothing to search for ("what is it?", "???"): outside a conversation
+        // there is no earlier question to read it with.
+        if run.prior.is_empty() && gate::no_content_words(&opts.question) {
+            return run.finish(run.refused("no_content_words", None, Vec::new(), explain));
+        }
+
         // Retrieve.
         let t = Instant::now();
         let query = retrieve::Query { question: &opts.question, retrieval_query: &run.b.retrieval_query, mode: run.b.mode, k: run.b.k };

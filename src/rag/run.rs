@@ -299,6 +299,8 @@ impl Builder<'_> {
             ("score_gate", true) => "노트에서 이 질문의 답을 찾지 못했습니다. 가장 가까운 구절도 질문과 거의 맞지 않습니다.",
             ("multi_hop_decompose_failed", false) => "The model did not split this question into sub-questions kebab could read, so nothing was looked up. Ask again without multi-hop, or rephrase the question.",
             ("multi_hop_decompose_failed", true) => "모델이 이 질문을 읽을 수 있는 하위 질문으로 나누지 못해 아무것도 찾지 않았습니다. 멀티홉 없이 다시 묻거나 질문을 바꿔 보세요.",
+            ("no_content_words", false) => "This question names nothing to look up. Ask about a topic, e.g. \"What is ownership?\", or ask it as a follow-up in a conversation (`kebab ask --session NAME`, or the REPL).",
+            ("no_content_words", true) => "이 질문에는 찾아볼 주제어가 없습니다. \"소유권이란 무엇인가요?\"처럼 주제를 넣어 묻거나, 대화 안에서 후속 질문으로 물어보세요 (`kebab ask --session NAME` 또는 REPL).",
             ("llm_stream_aborted", false) => "The model stopped before the answer was written.",
             ("llm_stream_aborted", true) => "답이 쓰이기 전에 모델이 멈췄습니다.",
             (_, false) => "Nothing in your notes matches this question.",

@@ -1,11 +1,15 @@
 //! Verify (rag-v2): every quoted span placed right before a citation marker
 //! must occur in that marker's evidence, after normalising case, whitespace,
-//! typographic quotes and Markdown emphasis. Unsupported quotes are reported,
-//! never hidden.
+//! typographic quotes and Markdown emphasis, with mdBook markup that is not
+//! text (HTML comments such as `<!-- ignore -->`, link targets and reference
+//! labels) stripped from both sides. Unsupported quotes are reported, never
+//! hidden.
 
 use serde::{Deserialize, Serialize};
 
 use super::extract::Marker;
+use crate::markup::fold;
+pub use crate::markup::{normalise, strip_markup};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Quote {
@@ -28,7 +32,7 @@ pub fn verify<'a>(answer: &str, markers: &[Marker], evidence: impl Fn(usize) -> 
         prev_end = m.end;
         let Some(quote) = quote_before(before) else { continue };
         let q = Quote { marker: m.n, text: quote.to_string() };
-        let found = evidence(m.n).is_some_and(|text| normalise(text).contains(&normalise(quote)));
+        let found = evidence(m.n).is_some_and(|text| fold(text).contains(&fold(quote)));
         if found { v.supported.push(q) } else { v.unsupported.push(q) }
     }
     v
@@ -48,32 +52,6 @@ fn quote_before(text: &str) -> Option<&str> {
     let start = body.rfind(open)?;
     let quote = &body[start + open.len_utf8()..];
     if quote.trim().is_empty() { None } else { Some(quote) }
-}
-
-/// Lowercase, one space between words, no Markdown emphasis or code marks,
-/// straight quotes and dashes.
-pub fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut space = false;
-    for c in text.chars() {
-        let c = match c {
-            '\u{2018}' | '\u{2019}' => '\'',
-            '\u{201C}' | '\u{201D}' => '"',
-            '\u{2013}' | '\u{2014}' => '-',
-            '*' | '_' | '`' => continue,
-            c => c,
-        };
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -109,6 +87,18 @@ mod tests {
     fn markers_without_quotes_are_not_checked() {
         let v = run("Plain claim [#1].", &["anything"]);
         assert_eq!(v, Verification::default());
+    }
+
+    #[test]
+    fn mdbook_markup_is_stripped_from_quote_and_evidence_alike() {
+        let ev = "Use the [`dbg!` macro][dbg]<!-- ignore --> or see [the docs](https://x.y/z).\n\n[dbg]: ../std/macro.dbg.html\n";
+        assert_eq!(strip_markup(ev), "Use the `dbg!` macro or see the docs.\n\n");
+        let v = run("\"Use the dbg! macro or see the docs.\" [#1]", &[ev]);
+        assert_eq!(v.supported.len(), 1, "{v:?}");
+        // Brackets that are not links stay: indexing, arrays.
+        assert_eq!(strip_markup("let x = a[0]; let s = &h[0..1];"), "let x = a[0]; let s = &h[0..1];");
+        // Inline HTML goes, generics stay.
+        assert_eq!(strip_markup("<span class=\"x\">Drop early</span> a `Vec<T>` or <a>"), "Drop early a `Vec<T>` or ");
     }
 
     #[test]

@@ -138,10 +138,17 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
     match &e.gate {
         Some(g) => {
             out.line(format!(
-                "gate: coverage {:.2} vs threshold {:.2} → {}",
+                "gate: {} p(answerable) {:.2} vs cut-off {:.2} → {}{}",
+                if g.model.is_empty() { "score" } else { g.model.as_str() },
                 g.top_score,
                 g.threshold,
-                if g.passed { "pass" } else { "refuse" }
+                if g.passed { "pass" } else { "refuse" },
+                if g.with_previous { " (read with the previous question)" } else { "" }
+            ))?;
+            let s = &g.signals;
+            out.line(format!(
+                "      signals: coverage {:.2} · missing {:.2} · bm25 {:.2} · cosine {:.2} · margin {:.2} · agreement {:.2} · content words {}",
+                s.coverage, s.missing, s.bm25, s.cosine, s.margin, s.agreement, s.content_words
             ))?;
             let terms: Vec<String> =
                 g.terms.iter().map(|t| format!("{}{} (idf {:.1})", if t.covered { "+" } else { "-" }, t.term, t.idf)).collect();

@@ -170,6 +170,12 @@ impl Engine {
         Ok(self.nearest(store, text, 1)?.candidates.first().map(|c| c.1 as f64))
     }
 
+    /// The cosines of `text` and its `k` nearest chunks, nearest first (the
+    /// gate's vector signals: the best one and its margin over the k-th).
+    pub fn top_cosines(&self, store: &Store, text: &str, k: usize) -> Result<Vec<f64>> {
+        Ok(self.nearest(store, text, k)?.candidates.iter().map(|c| c.1 as f64).collect())
+    }
+
     pub fn search(&self, store: &Store, text: &str, mode: Mode, k: usize) -> Result<Vec<SearchHit>> {
         Ok(self.search_traced(store, text, mode, k, false)?.0)
     }

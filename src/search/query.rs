@@ -22,7 +22,7 @@ impl LexicalQuery {
     }
 }
 
-pub use crate::words::{MAX_TERMS, Term, is_question_word, strip_particle, terms, words};
+pub use crate::words::{MAX_TERMS, Term, is_filler, is_question_word, strip_particle, terms, words};
 
 pub fn build(text: &str) -> LexicalQuery {
     let terms = terms(text);
@@ -83,6 +83,14 @@ mod tests {
         assert_eq!(words("v2 소유권2"), ["v2", "소유권", "2"]);
         let q = build("Rust의 소유권");
         assert_eq!(q.words.unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
+    }
+
+    #[test]
+    fn common_korean_particles_are_stripped() {
+        for (word, stem) in [("소유권이란", "소유권"), ("트레이트란", "트레이트"), ("소유권이라는", "소유권"), ("소유권은", "소유권"),
+            ("벡터를", "벡터"), ("스레드에는", "스레드"), ("클로저라고", "클로저")] {
+            assert_eq!(strip_particle(word), stem, "{word}");
+        }
     }
 
     #[test]

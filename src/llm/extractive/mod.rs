@@ -1,0 +1,402 @@
+//! The built-in extractive model: no server, no weights. It answers from the
+//! evidence alone by picking the sentences, list items and code blocks that
+//! answer the question (`score`: the question's words weighted by rarity,
+//! new content over echo, the kind of answer the question's form asks for),
+//! quoting each exactly with its `[#n]` marker — so rag-v2 verification holds
+//! — and streaming the quotes word by word. A sentence that introduces a list
+//! or code block brings it along (`text`). When nothing covers enough of the
+//! question it says so in words, with no marker, which the pipeline records
+//! as the model's own refusal.
+
+mod score;
+mod text;
+
+use std::time::Instant;
+
+use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
+use crate::markup;
+use crate::script::estimate_tokens;
+use score::{AskKind, Indexed, Question};
+use text::{Unit, UnitKind};
+
+/// Below this share of the question covered, the best sentence does not
+/// answer it. Low on purpose: the ask gate has already refused weak evidence;
+/// this catches evidence that matched only by heading. Swept 0.15–0.45 on the
+/// labelled Rust Book sets (README "The gate").
+pub const MIN_COVERAGE: f64 = 0.15;
+/// Further sentences must score at least this share of the best one.
+const FOLLOW_SHARE: f64 = 0.5;
+const MAX_QUOTES: usize = 5;
+/// A unit brought in for a question word the others miss must score at
+/// least this share of the best one.
+const MISSING_SHARE: f64 = 0.25;
+/// How much less each later evidence entry counts (search ranked it lower).
+const RANK_DECAY: f64 = 0.08;
+/// How much a follow-up's context counts next to the question's own words.
+const CONTEXT_WEIGHT: f64 = 0.5;
+
+#[derive(Debug, Default, Clone)]
+pub struct Extractive;
+
+impl ChatModel for Extractive {
+    fn id(&self) -> &str {
+        "extractive-v1"
+    }
+
+    fn provider(&self) -> &'static str {
+        "extractive"
+    }
+
+    fn follows_instructions(&self) -> bool {
+        false
+    }
+
+    fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {
+        let started = Instant::now();
+        let Some(g) = &req.grounding else {
+            return Err(LlmError::Other("the extractive model answers only questions asked over your notes".into()));
+        };
+        let text = answer(g);
+        let mut out = Completion {
+            usage: Usage {
+                prompt_tokens: Some(req.messages.iter().map(|m| estimate_tokens(&m.content) as u32).sum()),
+                completion_tokens: Some(0),
+            },
+            ..Completion::default()
+        };
+        for piece in pieces(&text) {
+            out.first_token.get_or_insert_with(|| started.elapsed());
+            out.text.push_str(piece);
+            out.usage.completion_tokens = out.usage.completion_tokens.map(|n| n + 1);
+            if on_text(piece) == Flow::Stop {
+                out.stopped = true;
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Words with the whitespace before them, so joined pieces give the text back.
+fn pieces(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let lead = rest.len() - rest.trim_start().len();
+        let end = rest[lead..].find(char::is_whitespace).map_or(rest.len(), |i| lead + i);
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+/// The whole answer text for a grounded question.
+pub fn answer(g: &Grounding) -> String {
+    let refuse = if g.korean {
+        "주어진 노트의 근거로는 이 질문에 답할 수 없습니다."
+    } else {
+        "The notes I was given do not answer this question."
+    };
+    let all = text::units(&g.evidence);
+    // A follow-up that names nothing ("why?", "show me an example") is
+    // about what the previous turn was about.
+    let own = score::content_terms(&g.question);
+    let bare = own.is_empty();
+    let context_terms: Vec<String> = score::content_terms(&g.context).into_iter().filter(|t| !own.contains(t)).collect();
+    let (terms, context) = if bare { (context_terms, Vec::new()) } else { (own, context_terms) };
+    if terms.is_empty() || all.is_empty() {
+        return refuse.to_string();
+    }
+    let indexed: Vec<Indexed> = all.iter().map(|u| Indexed::new(u, &all)).collect();
+    let kind = AskKind::of(&g.question);
+    let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
+    let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
+    let said = markup::normalise(&g.context);
+    let near = if bare { after_said(&all, &said) } else { vec![0.0; all.len()] };
+    let mut scored: Vec<(f64, usize)> = indexed
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.unit.kind != UnitKind::Code && !already_said(&said, &u.unit.text))
+        .filter_map(|(i, u)| {
+            // Earlier evidence ranked higher in search.
+            let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
+            let cov = score::coverage(u, &q).max(near[i]) * rank;
+            if cov < MIN_COVERAGE {
+                return None;
+            }
+            let ctx = if ctx_q.terms.is_empty() { 0.0 } else { score::coverage(u, &ctx_q) * rank };
+            Some((score::answer_score(u, &q, cov) + CONTEXT_WEIGHT * ctx * 0.1, i))
+        })
+        .collect();
+    if scored.is_empty() {
+        return refuse.to_string();
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let chosen = choose(&scored, &all, &indexed, &q);
+    let mut quotes: Vec<usize> = Vec::new();
+    for (k, &c) in chosen.iter().enumerate() {
+        // The best sentence brings the one after it, which often says the
+        // rest (a definition's second half, the command).
+        let next = all[c].next.filter(|&x| k == 0 && all[c].follow.is_empty() && !already_said(&said, &all[x].text));
+        for i in std::iter::once(c).chain(all[c].follow.iter().copied()).chain(next) {
+            if !quotes.contains(&i) {
+                quotes.push(i);
+            }
+        }
+    }
+    // An example question wants code: the block nearest the best sentence, in its entry.
+    if kind == AskKind::Example
+        && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code)
+        && let Some(code) = nearest_code(&all, chosen[0])
+    {
+        quotes.push(code);
+    }
+    quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
+}
+
+/// The units to quote, best first: those scoring near the best, then, for
+/// each question word none of them has (the second half of "the difference
+/// between A and B"), the best unit that has it.
+fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Question) -> Vec<usize> {
+    let best = scored[0].0;
+    let mut chosen: Vec<usize> = Vec::new();
+    let dup = |chosen: &[usize], i: usize| chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
+    for &(s, i) in scored {
+        if chosen.len() == MAX_QUOTES || s < best * FOLLOW_SHARE {
+            break;
+        }
+        if !dup(&chosen, i) {
+            chosen.push(i);
+        }
+    }
+    // A definition question wants each asked term defined: as a subject.
+    let covers = |i: usize, t: &str| {
+        if q.kind == AskKind::Define && q.terms.len() > 1 {
+            return indexed[i].subject_has(t);
+        }
+        indexed[i].has(t) || all[i].follow.iter().any(|&f| indexed[f].has(t))
+    };
+    let mut order: Vec<usize> = (0..q.terms.len()).collect();
+    order.sort_by(|&a, &b| q.weights[b].total_cmp(&q.weights[a]));
+    for t in order.iter().map(|&k| q.terms[k].as_str()) {
+        if chosen.len() == MAX_QUOTES || chosen.iter().any(|&c| covers(c, t)) {
+            continue;
+        }
+        if let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= best * MISSING_SHARE && covers(*i, t) && !dup(&chosen, *i)) {
+            chosen.push(i);
+        }
+    }
+    chosen
+}
+
+/// For a bare follow-up: how close each unit sits after one the previous
+/// turn quoted (in the same entry), as a stand-in for coverage.
+fn after_said(all: &[Unit], said: &str) -> Vec<f64> {
+    let mut near = vec![0.0; all.len()];
+    for (i, u) in all.iter().enumerate().filter(|(_, u)| already_said(said, &u.text)) {
+        for (d, j) in (i + 1..all.len().min(i + 4)).enumerate() {
+            if all[j].n == u.n {
+                near[j] = f64::max(near[j], 0.8 - 0.1 * d as f64);
+            }
+        }
+    }
+    near
+}
+
+/// Whether the previous turn already quoted this (its opening is in the context).
+fn already_said(said: &str, text: &str) -> bool {
+    if said.is_empty() {
+        return false;
+    }
+    let t = markup::normalise(text);
+    let head: String = t.chars().take(60).collect();
+    head.chars().count() >= 20 && said.contains(&head)
+}
+
+/// The code block closest to unit `at` within the same evidence entry.
+fn nearest_code(all: &[Unit], at: usize) -> Option<usize> {
+    let n = all[at].n;
+    (0..all.len())
+        .filter(|&i| all[i].n == n && all[i].kind == UnitKind::Code)
+        .min_by_key(|&i| (i.abs_diff(at), i < at))
+}
+
+/// A unit quoted with its marker, between delimiters its text does not hold.
+fn quote(u: &Unit) -> String {
+    if u.text.contains('"') || u.kind == UnitKind::Code {
+        format!("\u{201C}{}\u{201D} [#{}]", u.text, u.n)
+    } else {
+        format!("\"{}\" [#{}]", u.text, u.n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use super::score::stem;
+    use crate::llm::{Message, Role};
+
+    fn grounding(q: &str, ev: &[&str]) -> Grounding {
+        Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), korean: false, context: String::new() }
+    }
+
+    #[test]
+    fn stems_meet_across_inflections() {
+        for group in [["take", "takes"], ["store", "stored"], ["borrow", "borrowing"]] {
+            assert_eq!(stem(group[0]), stem(group[1]), "{group:?}");
+        }
+    }
+
+    #[test]
+    fn context_picks_between_sentences_that_answer_the_question_alike() {
+        let ev = ["A full inspection takes about 20 minutes per hive.", "One alcohol wash takes about ten minutes per hive."];
+        let mut g = grounding("How long does that take?", &ev);
+        g.context = "I counted mites with an alcohol wash of about 300 bees.".into();
+        assert!(answer(&g).starts_with("\"One alcohol wash takes about ten minutes per hive.\" [#2]"), "{}", answer(&g));
+        // Context alone never makes a sentence an answer.
+        let mut off = grounding("What colour is the roof?", &ev);
+        off.context = g.context.clone();
+        assert!(!answer(&off).contains("[#"));
+    }
+
+    #[test]
+    fn quotes_the_sentence_that_answers_with_its_marker() {
+        let g = grounding(
+            "How do I create a new project with cargo?",
+            &["Cargo is the build tool.", "# Creating\n\nTo create a new project, run `cargo new hello`. It makes a folder.\n\n```\n$ cargo new x\n```"],
+        );
+        let a = answer(&g);
+        assert!(a.starts_with("\"To create a new project, run `cargo new hello`.\" [#2]"), "{a}");
+    }
+
+    #[test]
+    fn refuses_in_words_when_nothing_covers_the_question() {
+        let g = grounding("What temperature should sourdough proof at?", &["Ownership rules apply to every value in Rust."]);
+        assert_eq!(answer(&g), "The notes I was given do not answer this question.");
+    }
+
+    #[test]
+    fn streams_word_by_word_and_stops_when_asked() {
+        let req = ChatRequest {
+            messages: vec![Message::new(Role::User, "q")],
+            temperature: 0.0,
+            seed: None,
+            max_tokens: None,
+            stream: true,
+            grounding: Some(grounding("borrow checker rules", &["The borrow checker enforces the borrowing rules at compile time."])),
+        };
+        let mut got = Vec::new();
+        let c = Extractive.chat(&req, &mut |p| {
+            got.push(p.to_string());
+            if got.len() == 2 { Flow::Stop } else { Flow::Continue }
+        }).unwrap();
+        assert!(c.stopped);
+        assert_eq!(got.len(), 2);
+        assert_eq!(c.text, got.concat());
+        let full = Extractive.chat(&req, &mut |_| Flow::Continue).unwrap();
+        assert!(!full.stopped && full.text.ends_with("[#1]"));
+    }
+
+    #[test]
+    fn korean_questions_match_korean_sentences() {
+        let mut g = grounding("소유권 규칙은 무엇인가요?", &["소유권 규칙부터 알아보겠습니다. 러스트에서 각각의 값은 소유자가 정해져 있습니다."]);
+        g.korean = true;
+        let a = answer(&g);
+        assert!(a.contains("[#1]") && a.contains("소유권 규칙"), "{a}");
+    }
+
+    fn korean(q: &str, ev: &[&str]) -> Grounding {
+        Grounding { korean: true, ..grounding(q, ev) }
+    }
+
+    /// Every quote of `a` is supported by its evidence entry (rag-v2 verification).
+    fn verified(a: &str, ev: &[&str]) -> bool {
+        let marks = crate::rag::extract::markers(a);
+        let v = crate::rag::verify::verify(a, &marks, |n| ev.get(n.wrapping_sub(1)).copied());
+        v.unsupported.is_empty() && !v.supported.is_empty()
+    }
+
+    #[test]
+    fn a_list_question_gets_the_list_not_the_sentence_that_echoes_it() {
+        // "What are the five unsafe superpowers?" quoted "Let's look at each of the five … in turn."
+        let ev = ["Let's look at each of the five hive tools in turn.", "A keeper carries five hive tools on every visit:\n\n* a smoker\n* a hive tool for prying frames\n* a bee brush\n* a veil\n* gloves\n\nThe smoker matters most."];
+        let a = answer(&grounding("What are the five hive tools?", &ev));
+        for item in ["a smoker", "a bee brush", "gloves"] {
+            assert!(a.contains(item), "{item} missing: {a}");
+        }
+        assert!(!a.starts_with("\"Let's look"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_sentence_ending_in_a_colon_brings_its_bullet_points() {
+        // "Which three conditions make up a data race?" stopped at the ":".
+        let ev = ["A colony swarms when three conditions meet:\n\n- the hive is crowded\n- a new queen is being raised\n- the weather is warm\n"];
+        let a = answer(&grounding("Which three conditions make a colony swarm?", &ev));
+        assert!(a.contains("the hive is crowded") && a.contains("a new queen is being raised") && a.contains("the weather is warm"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_difference_question_gets_the_definitions_not_the_announcement() {
+        // "What is the difference between String and &str?" quoted "We'll first define what we mean by the term _string_."
+        let ev = ["We'll first define what we mean by the term _nectar_. Nectar is a sugary liquid that flowers make to attract bees. Honey is nectar that bees have dried and sealed in wax cells."];
+        let a = answer(&grounding("What is the difference between nectar and honey?", &ev));
+        assert!(!a.contains("We'll first define"), "{a}");
+        assert!(a.contains("Nectar is a sugary liquid") && a.contains("Honey is nectar"), "{a}");
+    }
+
+    #[test]
+    fn an_example_question_gets_the_code_block() {
+        let ev = ["You open a hive from the side away from the entrance. For example:\n\n```console\n$ hive open --side back\n```\n\nClose it the same way."];
+        let a = answer(&grounding("show me an example of opening a hive", &ev));
+        assert!(a.contains("$ hive open --side back"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
+        // "how do I add to a vector" quoted a RefCell sentence.
+        let ev = [
+            "Frames added to a hive are checked each time a keeper borrows the hive record.",
+            "A hive keeps its frames in a box that can grow. To add a frame, call `hive.push(frame)` on the hive.",
+        ];
+        let a = answer(&grounding("how do I add a frame to a hive", &ev));
+        assert!(a.starts_with("\"To add a frame, call `hive.push(frame)` on the hive.\" [#2]"), "{a}");
+    }
+
+    #[test]
+    fn why_after_an_answer_gives_the_cause_not_the_same_sentence() {
+        let ev = ["Bees fan their wings at the hive entrance on hot days. They do this because the brood must stay near 35 degrees."];
+        let mut g = grounding("why?", &ev);
+        g.context = "Bees fan their wings at the hive entrance on hot days.".into();
+        let a = answer(&g);
+        assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
+        assert!(!a.contains("Bees fan their wings"), "{a}");
+    }
+
+    #[test]
+    fn mdbook_markup_never_reaches_a_quote_and_the_quote_still_verifies() {
+        let ev = ["Print the frame count with the [`tally!` macro][tally]<!-- ignore --> while you inspect the hive.\n\n[tally]: ../std/macro.tally.html"];
+        let a = answer(&grounding("How do I print the frame count while inspecting?", &ev));
+        assert!(a.contains("the `tally!` macro while you inspect"), "{a}");
+        assert!(!a.contains("<!--") && !a.contains("][tally]"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn korean_questions_with_the_particle_iran_are_answered() {
+        // "소유권이란 무엇인가요?" was refused: -이란 was not stripped.
+        let ev = ["벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다. 여왕벌은 그 방에 알을 낳습니다."];
+        let a = answer(&korean("벌집이란 무엇인가요?", &ev));
+        assert!(a.starts_with("\"벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다.\" [#1]"), "{a}");
+    }
+
+    #[test]
+    fn pieces_rebuild_the_text() {
+        let t = "\"a b\" [#1]\n\"c\"  [#2]";
+        assert_eq!(pieces(t).collect::<String>(), t);
+    }
+}

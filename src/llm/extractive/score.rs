@@ -1,0 +1,232 @@
+//! How the extractive model reads a question and scores what could answer
+//! it: a unit scores for the question's words it covers (weighted by rarity),
+//! but a sentence that only echoes the question scores less than one that
+//! adds content, and the question's form asks for a kind of answer — `why`
+//! for a cause, `how do I` for a command or call, `what is` for a
+//! definition, `example` for code.
+
+use super::text::{Unit, UnitKind};
+use crate::script::is_cjk;
+use crate::words as query;
+
+/// What kind of answer a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskKind {
+    Why,
+    Example,
+    HowTo,
+    Define,
+    Other,
+}
+
+impl AskKind {
+    pub fn of(question: &str) -> AskKind {
+        let q = format!(" {} ", question.to_lowercase());
+        let has = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
+        if has(&["example", "show me", "sample code", "예제", "예시", "보여"]) {
+            AskKind::Example
+        } else if has(&[" why ", " why?", "reason", "왜", "이유"]) {
+            AskKind::Why
+        } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
+            AskKind::HowTo
+        } else if has(&[" what is", " what are", " what's", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야"]) {
+            AskKind::Define
+        } else {
+            AskKind::Other
+        }
+    }
+}
+
+const CAUSAL: &[&str] = &[
+    "because", "so that", "since ", "due to", "this is why", "that's why", "that’s why", "the reason", "in order to", "otherwise",
+    "prevents", "ensures", "때문", "위해", "따라서", "그래서", "이유",
+];
+const DEFINING: &[&str] = &[" is a ", " is an ", " is the ", " are ", " means ", " refers to", " lets ", " allows "];
+/// Openings of English sentences that announce rather than say ("Let's look at …").
+const ANNOUNCING: &[&str] = &[
+    "let's", "let’s", "we'll", "we’ll", "we will", "in this section", "in this chapter", "next,", "now,", "now we", "listing ",
+    "here's", "here’s", "as you", "you'll", "you’ll", "first, ",
+];
+/// Korean announcing endings (the verb comes last): "…살펴보겠습니다."
+const ANNOUNCING_KO: &[&str] = &["살펴보겠", "알아보겠", "살펴봅시다", "알아봅시다", "보겠습니다", "봅시다", "하겠습니다"];
+
+/// A light English stemmer: enough to match `borrowing` with `borrow`, not a
+/// linguistic one.
+pub fn stem(word: &str) -> String {
+    if word.chars().any(is_cjk) {
+        return word.to_string();
+    }
+    let mut base = word;
+    for suffix in ["ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s"] {
+        if let Some(b) = word.strip_suffix(suffix)
+            && b.chars().count() >= 3
+        {
+            base = b;
+            break;
+        }
+    }
+    // A final e goes too, so `take`, `takes` and `taken`'s neighbours meet: `tak`.
+    match base.strip_suffix('e') {
+        Some(b) if b.chars().count() >= 3 => b.to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// Verb endings a Korean question's words come in (`최적화해서`, `공유하는`)
+/// that the notes' sentences rarely share; stripped after the particle.
+const KOREAN_VERB_ENDINGS: &[&str] = &["해서", "하는", "하고", "하면", "하여", "해야", "되는", "된다", "한다", "하게", "해요", "했을", "할"];
+
+/// A Korean word as matched against sentences: particle, then a verb ending
+/// stripped, keeping at least two syllables.
+pub fn korean_stem(word: &str) -> String {
+    let w = query::strip_particle(word);
+    for e in KOREAN_VERB_ENDINGS {
+        if let Some(stem) = w.strip_suffix(e)
+            && stem.chars().count() >= 2
+        {
+            return stem.to_string();
+        }
+    }
+    w.to_string()
+}
+
+/// Content words of `text`, stemmed (Korean: particle stripped, shared with search).
+pub fn content_terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word) && !query::is_filler(&t.word)) {
+        let term = if t.cjk { korean_stem(&t.word) } else { stem(&t.word) };
+        if !out.contains(&term) {
+            out.push(term);
+        }
+    }
+    out
+}
+
+/// A unit's words, stemmed, for matching.
+pub struct Indexed<'a> {
+    pub unit: &'a Unit,
+    words: Vec<String>,
+    /// The unit's text and the text of what it introduces, lowercased.
+    lower: String,
+    follow_lower: String,
+}
+
+impl<'a> Indexed<'a> {
+    pub fn new(unit: &'a Unit, all: &[Unit]) -> Indexed<'a> {
+        let follow_lower = unit.follow.iter().map(|&i| all[i].text.to_lowercase()).collect::<Vec<_>>().join(" ");
+        Indexed { unit, words: query::words(&unit.text).iter().map(|w| stem(w)).collect(), lower: unit.text.to_lowercase(), follow_lower }
+    }
+
+    pub fn has(&self, term: &str) -> bool {
+        match term.chars().count() {
+            // One syllable matches inside too many words (`값` in `값을`, but
+            // also `건` in `조건`): it must be a whole word.
+            1 if term.chars().any(is_cjk) => self.words.iter().any(|w| query::strip_particle(w) == term),
+            _ if term.chars().any(is_cjk) => self.lower.contains(term),
+            _ => self.words.iter().any(|w| w == term),
+        }
+    }
+
+    fn follow_has(&self, term: &str) -> bool {
+        if term.chars().any(is_cjk) {
+            self.follow_lower.contains(term)
+        } else {
+            query::words(&self.follow_lower).iter().any(|w| stem(w) == term)
+        }
+    }
+}
+
+/// The question as the scorer reads it.
+pub struct Question {
+    pub kind: AskKind,
+    pub terms: Vec<String>,
+    pub weights: Vec<f64>,
+}
+
+/// Rarity weights of `terms` among the units: a word in every sentence says little.
+pub fn weigh(terms: &[String], units: &[Indexed]) -> Vec<f64> {
+    let total = units.len() as f64;
+    terms
+        .iter()
+        .map(|t| {
+            let df = units.iter().filter(|u| u.has(t)).count() as f64;
+            (1.0 + total / (1.0 + df)).ln()
+        })
+        .collect()
+}
+
+/// The share of the question's weight a unit covers (with what it introduces).
+pub fn coverage(u: &Indexed, q: &Question) -> f64 {
+    let sum: f64 = q.weights.iter().sum();
+    if sum <= 0.0 {
+        return 0.0;
+    }
+    let own: f64 = q.terms.iter().zip(&q.weights).filter(|(t, _)| u.has(t)).map(|(_, w)| w).sum();
+    let with_follow: f64 = q.terms.iter().zip(&q.weights).filter(|(t, _)| u.has(t) || u.follow_has(t)).map(|(_, w)| w).sum();
+    // What a sentence introduces counts, a little less than its own words.
+    (own.max(0.9 * with_follow)) / sum
+}
+
+/// How well a unit answers, given its coverage: new content over echo, and
+/// the kind of sentence the question's form asks for.
+pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
+    // New content: the unit's words (numbers included) that are not the
+    // question's. Three say something; fewer only echo the question.
+    let new = u
+        .words
+        .iter()
+        .filter(|w| {
+            let cjk = w.chars().any(is_cjk);
+            let key = if cjk { korean_stem(w) } else { (*w).clone() };
+            let counts = w.chars().any(|c| c.is_ascii_digit()) || w.chars().count() > if cjk { 1 } else { 2 };
+            counts && !q.terms.iter().any(|t| if cjk { key.starts_with(t.as_str()) } else { &key == t })
+        })
+        .count();
+    let novelty = (new as f64 / 3.0).min(1.0);
+    let text = format!(" {} ", u.lower);
+    let has_any = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
+    let has_code = u.unit.text.contains('`') || u.unit.follow.iter().any(|_| u.follow_lower.contains("$ ") || u.follow_lower.contains('('));
+    let score = cov * (0.6 + 0.4 * novelty);
+    // The kind of sentence the question's form asks for.
+    let fits = match q.kind {
+        AskKind::Why => has_any(CAUSAL),
+        AskKind::HowTo => has_code,
+        AskKind::Example => !u.unit.follow.is_empty(),
+        AskKind::Define => has_any(DEFINING) || subject_is_asked(u, q),
+        AskKind::Other => false,
+    };
+    let lower = u.lower.trim_start();
+    let announces = u.unit.kind == UnitKind::Sentence
+        && (ANNOUNCING.iter().any(|a| lower.starts_with(a)) || ANNOUNCING_KO.iter().any(|a| lower.contains(a)));
+    let mut factor = if fits { 1.6 } else { 1.0 };
+    if announces && u.unit.follow.is_empty() {
+        factor *= 0.6;
+    }
+    if u.unit.text.chars().count() > 400 {
+        factor *= 0.85;
+    }
+    score * factor
+}
+
+/// Whether one of the question's words is the sentence's subject.
+fn subject_is_asked(u: &Indexed, q: &Question) -> bool {
+    q.terms.iter().any(|t| u.subject_has(t))
+}
+
+impl Indexed<'_> {
+    /// Whether `term` is in the sentence's subject: before its first `is`/
+    /// `are`/`means` (within 80 characters), or a Korean word marked with a
+    /// topic particle (`소유권은`, `벌집이란`).
+    pub fn subject_has(&self, term: &str) -> bool {
+        if term.chars().any(is_cjk) {
+            return query::words(&self.lower).iter().take(6).any(|w| {
+                ["은", "는", "이란", "란", "이라는"].iter().any(|p| w.strip_suffix(p).is_some_and(|s| korean_stem(s).starts_with(term)))
+            });
+        }
+        let cut = [" is ", " are ", " means ", " refers "].iter().filter_map(|v| self.lower.find(v)).min();
+        match cut {
+            Some(end) if end <= 80 => query::words(&self.lower[..end]).iter().any(|w| stem(w) == term),
+            _ => false,
+        }
+    }
+}

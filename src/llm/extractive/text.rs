@@ -1,0 +1,273 @@
+//! Evidence text cut into what the extractive model can quote: prose
+//! sentences, list items and code blocks, in order, with mdBook markup that is
+//! not text stripped (the same stripping verification applies, so every quote
+//! stays an exact substring of its evidence). A sentence that introduces a
+//! list or a code block (it ends with `:` or announces one) carries what
+//! follows it, so the answer can quote both.
+
+use crate::markup::strip_markup;
+use crate::script::is_cjk;
+
+/// What a unit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    Sentence,
+    Item,
+    Code,
+}
+
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// The evidence entry it comes from (`[#n]`).
+    pub n: usize,
+    pub kind: UnitKind,
+    /// The exact text to quote.
+    pub text: String,
+    /// Units (indexes into the same list) this sentence introduces: the list
+    /// items or the code block right after it.
+    pub follow: Vec<usize>,
+    /// The next sentence of the same paragraph, which often says the rest.
+    pub next: Option<usize>,
+}
+
+/// Most list items a sentence brings with it.
+const MAX_ITEMS: usize = 8;
+/// Longest code block quoted, in characters.
+const MAX_CODE: usize = 1200;
+
+enum Block {
+    Prose(String),
+    List(Vec<String>),
+    Code(String),
+}
+
+/// All units of all evidence entries, in order.
+pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::new();
+    for (n, text) in evidence {
+        let blocks = blocks(&strip_markup(text));
+        let mut intro: Option<usize> = None;
+        for block in blocks {
+            match block {
+                Block::Prose(p) => {
+                    let sentences = split_sentences(&p);
+                    let last = sentences.len();
+                    intro = None;
+                    let mut prev: Option<usize> = None;
+                    for (i, s) in sentences.into_iter().enumerate() {
+                        if !quotable(&s) {
+                            prev = None;
+                            continue;
+                        }
+                        let announces = i + 1 == last && introduces(&s);
+                        if let Some(p) = prev {
+                            out[p].next = Some(out.len());
+                        }
+                        prev = Some(out.len());
+                        out.push(Unit { n: *n, kind: UnitKind::Sentence, text: s, follow: Vec::new(), next: None });
+                        if announces {
+                            intro = Some(out.len() - 1);
+                        }
+                    }
+                }
+                Block::List(items) => {
+                    let first = out.len();
+                    for item in items {
+                        if !item.trim().is_empty() {
+                            out.push(Unit { n: *n, kind: UnitKind::Item, text: item, follow: Vec::new(), next: None });
+                        }
+                    }
+                    if let Some(i) = intro.take() {
+                        out[i].follow = (first..out.len()).take(MAX_ITEMS).collect();
+                    }
+                }
+                Block::Code(code) => {
+                    if code.trim().is_empty() || code.chars().count() > MAX_CODE {
+                        intro = None;
+                        continue;
+                    }
+                    out.push(Unit { n: *n, kind: UnitKind::Code, text: code, follow: Vec::new(), next: None });
+                    if let Some(i) = intro.take() {
+                        out[i].follow = vec![out.len() - 1];
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a paragraph's last sentence introduces what comes next.
+fn introduces(s: &str) -> bool {
+    let t = s.trim_end();
+    let lower = t.to_lowercase();
+    t.ends_with(':')
+        || ["the following", "as follows", "these are", "listed below", "다음과 같", "다음은", "아래와 같"].iter().any(|w| lower.contains(w))
+}
+
+/// A quote may not hold the delimiters it is written between.
+fn quotable(s: &str) -> bool {
+    let enough = s.split_whitespace().count() >= 3 || s.chars().filter(|c| is_cjk(*c)).count() >= 6;
+    enough && !(s.contains('"') && (s.contains('\u{201C}') || s.contains('\u{201D}')))
+}
+
+fn is_item(t: &str) -> Option<&str> {
+    for m in ["* ", "- ", "+ "] {
+        if let Some(rest) = t.strip_prefix(m) {
+            return Some(rest);
+        }
+    }
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0
+        && digits < 3
+        && let Some(rest) = t[digits..].strip_prefix(". ")
+    {
+        return Some(rest);
+    }
+    None
+}
+
+fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut para = String::new();
+    let mut items: Vec<String> = Vec::new();
+    let mut fence: Option<Vec<&str>> = None;
+    let flush = |para: &mut String, items: &mut Vec<String>, out: &mut Vec<Block>| {
+        if !para.trim().is_empty() {
+            out.push(Block::Prose(std::mem::take(para)));
+        }
+        para.clear();
+        if !items.is_empty() {
+            out.push(Block::List(std::mem::take(items)));
+        }
+    };
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(code) = fence.as_mut() {
+            if t.starts_with("```") || t.starts_with("~~~") {
+                out.push(Block::Code(code_text(code)));
+                fence = None;
+            } else {
+                code.push(line);
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            flush(&mut para, &mut items, &mut out);
+            fence = Some(Vec::new());
+            continue;
+        }
+        let skip = t.is_empty() || t.starts_with('#') || t.starts_with('<') || t.starts_with("{{") || t.starts_with('|');
+        if skip {
+            // A blank line ends a paragraph; a list may go on after one.
+            if !para.trim().is_empty() || !t.is_empty() {
+                flush(&mut para, &mut items, &mut out);
+            }
+            continue;
+        }
+        let t = t.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+        if let Some(item) = is_item(t) {
+            if !para.trim().is_empty() {
+                out.push(Block::Prose(std::mem::take(&mut para)));
+            }
+            items.push(item.to_string());
+        } else if line.starts_with(' ') && !items.is_empty() && para.is_empty() {
+            // An indented line continues the last item.
+            if let Some(last) = items.last_mut() {
+                last.push(' ');
+                last.push_str(t);
+            }
+        } else {
+            if !items.is_empty() {
+                out.push(Block::List(std::mem::take(&mut items)));
+            }
+            if !para.is_empty() {
+                para.push(' ');
+            }
+            para.push_str(t);
+        }
+    }
+    flush(&mut para, &mut items, &mut out);
+    out
+}
+
+/// A fenced block's text: its longest run of lines that are not mdBook
+/// include directives (those stand for code the notes do not hold).
+fn code_text(lines: &[&str]) -> String {
+    let mut best: &[&str] = &[];
+    for run in lines.split(|l| l.trim_start().starts_with("{{#")) {
+        if run.len() > best.len() {
+            best = run;
+        }
+    }
+    best.join("\n").trim_matches('\n').to_string()
+}
+
+/// Sentences of a paragraph: cut after `.`, `!`, `?`, `。` followed by a
+/// space (or the end), and after Korean endings (`다.`, `요.`, `까?`) even
+/// when no space follows.
+pub fn split_sentences(p: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = p.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        if !matches!(c, '.' | '!' | '?' | '。') {
+            continue;
+        }
+        let next = chars.get(k + 1).map(|x| x.1);
+        let prev = if k > 0 { Some(chars[k - 1].1) } else { None };
+        let korean_end = matches!(prev, Some('다' | '요' | '까' | '죠'));
+        let at_break = next.is_none_or(char::is_whitespace) || (korean_end && next.is_some_and(|n| n != '.'));
+        if at_break {
+            let end = i + c.len_utf8();
+            let s = p[start..end].trim();
+            if !s.is_empty() {
+                out.push(s.to_string());
+            }
+            start = end;
+        }
+    }
+    let s = p[start..].trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(us: &[Unit]) -> Vec<&str> {
+        us.iter().map(|u| u.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_sentence_ending_in_a_colon_brings_the_list_after_it() {
+        let ev = vec![(1, "Hives need three things:\n\n* Dry frames.\n* A queen that lays.\n* Room\n  to grow.\n\nThat is all.".to_string())];
+        let us = units(&ev);
+        assert_eq!(texts(&us), ["Hives need three things:", "Dry frames.", "A queen that lays.", "Room to grow.", "That is all."]);
+        assert_eq!(us[0].follow, vec![1, 2, 3]);
+        assert!(us[4].follow.is_empty());
+    }
+
+    #[test]
+    fn code_blocks_are_units_and_include_directives_are_left_out() {
+        let ev = vec![(2, "Start one like this:\n\n```console\n$ hive new apiary\n```\n\n```rust\n{{#include ../x.rs}}\n```".to_string())];
+        let us = units(&ev);
+        assert_eq!(texts(&us), ["Start one like this:", "$ hive new apiary"]);
+        assert_eq!(us[0].follow, vec![1]);
+        assert_eq!(us[1].kind, UnitKind::Code);
+    }
+
+    #[test]
+    fn markup_is_stripped_from_units() {
+        let ev = vec![(1, "Use the [`smoker` tool][smoker]<!-- ignore --> before you open a hive.\n\n[smoker]: https://example.org/smoker".to_string())];
+        assert_eq!(texts(&units(&ev)), ["Use the `smoker` tool before you open a hive."]);
+    }
+
+    #[test]
+    fn korean_sentences_split_on_their_endings() {
+        assert_eq!(split_sentences("벌통을 엽니다.그다음 틀을 꺼내요. 왜 그럴까? 끝"), ["벌통을 엽니다.", "그다음 틀을 꺼내요.", "왜 그럴까?", "끝"]);
+    }
+}

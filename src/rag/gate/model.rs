@@ -1,0 +1,132 @@
+//! The gate's fitted models: a logistic regression over the gate's signals,
+//! one per mode and script, and the deterministic fit that produced them.
+//!
+//! The coefficients below were printed by `kebab eval gate --fit` on the dev
+//! split of fixtures/labelled/ (docs/evaluation-gate.md has the commands).
+//! Refitting is: run those commands, paste the printed table here.
+
+use crate::search::Mode;
+
+/// Number of signals a model weighs.
+pub const N: usize = 7;
+/// The signals, in the order of `Signals::features`.
+pub const FEATURES: [&str; N] = ["coverage", "missing", "bm25", "cosine", "margin", "agreement", "ln_content_words"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub name: &'static str,
+    pub weights: [f64; N],
+    pub bias: f64,
+}
+
+impl Model {
+    /// The fitted probability that the notes answer the question.
+    pub fn probability(&self, x: &[f64; N]) -> f64 {
+        sigmoid(self.bias + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>())
+    }
+}
+
+// Fitted by `kebab eval gate --fit` (dev split); see the module doc.
+const LEXICAL_EN: Model = Model {
+    name: "lexical-en",
+    weights: [2.7519, -3.4062, 1.3675, 0.0000, 0.0000, 0.0000, 0.1281],
+    bias: -1.1909,
+};
+const HYBRID_EN: Model = Model {
+    name: "hybrid-en",
+    weights: [2.0982, -3.0606, 0.9802, 3.4924, 3.4676, 0.8458, -0.5770],
+    bias: -1.7749,
+};
+const LEXICAL_KO: Model = Model {
+    name: "lexical-ko",
+    weights: [2.5409, -2.5013, 0.8616, 0.0000, 0.0000, 0.0000, 0.0989],
+    bias: -1.4010,
+};
+
+/// The model for a question: Korean questions run lexical with the built-in
+/// (English) embedder, and a multilingual embedder's vector signals have no
+/// fitted Korean weights yet, so every Korean question uses `lexical-ko`.
+/// Vector mode uses the hybrid model (its lexical signals are still measured).
+pub fn for_mode(mode: Mode, korean: bool) -> &'static Model {
+    match (mode, korean) {
+        (_, true) => &LEXICAL_KO,
+        (Mode::Lexical, false) => &LEXICAL_EN,
+        (Mode::Hybrid | Mode::Vector, false) => &HYBRID_EN,
+    }
+}
+
+pub fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// How a fit runs: fixed, so a refit on the same data gives the same table.
+pub struct FitOptions {
+    pub iterations: usize,
+    pub learning_rate: f64,
+    /// L2 penalty on the (standardised) weights, not on the bias.
+    pub l2: f64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions { iterations: 4000, learning_rate: 0.5, l2: 0.05 }
+    }
+}
+
+/// Fits a logistic regression by full-batch gradient descent on standardised
+/// features, then folds the standardisation back into raw weights. A feature
+/// that never varies (a vector signal in lexical mode) gets weight 0.
+/// `labels[i]` is true when example `i` should pass.
+pub fn fit(xs: &[[f64; N]], labels: &[bool], opts: &FitOptions) -> ([f64; N], f64) {
+    let m = xs.len().max(1) as f64;
+    let mut mean = [0.0; N];
+    let mut sd = [0.0; N];
+    for j in 0..N {
+        mean[j] = xs.iter().map(|x| x[j]).sum::<f64>() / m;
+        sd[j] = (xs.iter().map(|x| (x[j] - mean[j]).powi(2)).sum::<f64>() / m).sqrt();
+    }
+    let z = |x: &[f64; N], j: usize| if sd[j] > 1e-9 { (x[j] - mean[j]) / sd[j] } else { 0.0 };
+    let (mut w, mut b) = ([0.0; N], 0.0);
+    for _ in 0..opts.iterations {
+        let (mut gw, mut gb) = ([0.0; N], 0.0);
+        for (x, &y) in xs.iter().zip(labels) {
+            let s: f64 = b + (0..N).map(|j| w[j] * z(x, j)).sum::<f64>();
+            let err = sigmoid(s) - if y { 1.0 } else { 0.0 };
+            gb += err;
+            for (j, g) in gw.iter_mut().enumerate() {
+                *g += err * z(x, j);
+            }
+        }
+        b -= opts.learning_rate * gb / m;
+        for j in 0..N {
+            w[j] -= opts.learning_rate * (gw[j] / m + opts.l2 * w[j]);
+        }
+    }
+    let mut raw = [0.0; N];
+    let mut bias = b;
+    for j in 0..N {
+        if sd[j] > 1e-9 {
+            raw[j] = w[j] / sd[j];
+            bias -= w[j] * mean[j] / sd[j];
+        }
+    }
+    (raw, bias)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_separates_a_separable_signal_and_ignores_a_constant_one() {
+        let xs: Vec<[f64; N]> = (0..40).map(|i| [i as f64 / 40.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0]).collect();
+        let labels: Vec<bool> = (0..40).map(|i| i >= 20).collect();
+        let (w, b) = fit(&xs, &labels, &FitOptions::default());
+        assert!(w[0] > 0.0, "{w:?}");
+        assert_eq!(w[1], 0.0);
+        let m = Model { name: "t", weights: w, bias: b };
+        assert!(m.probability(&xs[35]) > 0.8 && m.probability(&xs[5]) < 0.2);
+        // Deterministic: the same data gives the same coefficients.
+        assert_eq!(fit(&xs, &labels, &FitOptions::default()), (w, b));
+    }
+}
