@@ -1,0 +1,120 @@
+//! The commented default config that `kebab init` writes: every key with its
+//! default value and what it does.
+
+use super::Config;
+
+/// The file `kebab init` writes: every key, its default, and what it does.
+pub fn default_config_text() -> String {
+    let d = Config::default();
+    format!(
+        r#"# kebab configuration. Every key is optional; shown here with its default.
+# An unknown key is an error, so a typo never goes unnoticed.
+
+[workspace]
+# Folders `kebab ingest` walks when it is given no PATH, e.g. ["~/notes"].
+roots = []
+# Glob patterns, matched against paths relative to the ingested folder, to leave out.
+exclude = {exclude}
+# Files larger than this many bytes are reported and skipped.
+max_file_bytes = {max}
+
+[search]
+# Hits returned when -k is not given.
+default_k = {k}
+# BM25 weight of title and heading words relative to body words (tuned on SciFact train).
+heading_weight = {hw:.1}
+# hybrid (BM25 and vectors fused), vector or lexical. Without an embedding model,
+# searches run lexical with a one-line notice.
+default_mode = "{mode}"
+# Reciprocal rank fusion constant: score = sum of 1/(rrf_k + rank) over the channels.
+rrf_k = {rrf_k:.1}
+
+[rag]
+# rag-v1: answer only from the evidence, cite [#n]. rag-v2 adds: quote the exact
+# evidence words before each citation (kebab checks the quotes).
+prompt_template_version = "{tpl}"
+# Token budget for the evidence given to the model.
+max_context_tokens = {mct}
+# Refuse without calling the model when the gate's fitted probability that the
+# notes answer the question is below this cut-off: lexical (English), lexical_cjk
+# (Korean/CJK questions, any mode), vector and hybrid. Lower answers more, refuses
+# less (signals and ROC: docs/evaluation-gate.md).
+score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk}, vector = {gate_vec}, hybrid = {gate_hyb} }}
+# In a conversation: how many earlier turns go into the prompt (newest first,
+# the oldest dropped first when the model's context runs short).
+history_max_turns = {hist}
+# In a conversation: how many characters of the previous answer join a follow-up
+# question's retrieval query (0 = search with the question alone).
+expansion_chars = {exp}
+# Multi-hop asks (`kebab ask --multi-hop`, `:multihop on`): the model splits the
+# question into sub-questions, each is searched, and the model may ask for more
+# rounds. Most rounds of retrieval, sub-questions taken from one reply,
+# sub-questions in all, and distinct chunks pooled for the final answer.
+multi_hop_max_depth = {mh_depth}
+multi_hop_max_sub_queries_per_iter = {mh_iter}
+multi_hop_max_total_sub_queries = {mh_total}
+multi_hop_max_pool_chunks = {mh_pool}
+
+[llm]
+# auto: the Ollama server below when it answers and has the model, else the
+# built-in extractive model (no server; quotes the best evidence sentences).
+provider = "{provider}"
+model = "{model}"
+base_url = "{base_url}"
+# For openai-compatible servers: the environment variable holding the API key
+# (the key itself is never written to the config or the database).
+api_key_env = "{key_env}"
+temperature = {temp:.1}
+seed = {seed}
+# The model's context window; the evidence budget shrinks to fit it.
+context_tokens = {ctx}
+# Longest wait for the next piece of a response, in seconds.
+timeout_secs = {timeout}
+
+[embedding]
+# local: the built-in all-MiniLM-L6-v2 (install its files with `kebab models install`);
+# ollama (/api/embed) or openai (/v1/embeddings): a server's model; none: lexical only.
+# A database holds one model's vectors: after a change run `kebab ingest --force`.
+provider = "{emb}"
+# Where the local model's files live; empty = DATA_DIR/models/all-MiniLM-L6-v2.
+model_dir = "{emb_dir}"
+# For ollama / openai:
+model = "{emb_model}"
+base_url = "{emb_url}"
+api_key_env = "{emb_key}"
+timeout_secs = {emb_timeout}
+"#,
+        exclude = toml::Value::Array(d.workspace.exclude.iter().map(|s| toml::Value::String(s.clone())).collect()),
+        max = d.workspace.max_file_bytes,
+        k = d.search.default_k,
+        hw = d.search.heading_weight,
+        mode = d.search.default_mode.as_str(),
+        rrf_k = d.search.rrf_k,
+        tpl = d.rag.prompt_template_version.as_str(),
+        mct = d.rag.max_context_tokens,
+        gate = d.rag.score_gate.lexical,
+        gate_cjk = d.rag.score_gate.lexical_cjk,
+        gate_vec = d.rag.score_gate.vector,
+        gate_hyb = d.rag.score_gate.hybrid,
+        hist = d.rag.history_max_turns,
+        exp = d.rag.expansion_chars,
+        mh_depth = d.rag.multi_hop_max_depth,
+        mh_iter = d.rag.multi_hop_max_sub_queries_per_iter,
+        mh_total = d.rag.multi_hop_max_total_sub_queries,
+        mh_pool = d.rag.multi_hop_max_pool_chunks,
+        provider = d.llm.provider.as_str(),
+        model = d.llm.model,
+        base_url = d.llm.base_url,
+        key_env = d.llm.api_key_env,
+        temp = d.llm.temperature,
+        seed = d.llm.seed,
+        ctx = d.llm.context_tokens,
+        timeout = d.llm.timeout_secs,
+        emb = d.embedding.provider.as_str(),
+        emb_dir = d.embedding.model_dir,
+        emb_model = d.embedding.model,
+        emb_url = d.embedding.base_url,
+        emb_key = d.embedding.api_key_env,
+        emb_timeout = d.embedding.timeout_secs,
+    )
+}
