@@ -39,8 +39,8 @@ const HYBRID_EN: Model = Model {
 };
 const LEXICAL_KO: Model = Model {
     name: "lexical-ko",
-    weights: [2.5409, -2.5013, 0.8616, 0.0000, 0.0000, 0.0000, 0.0989],
-    bias: -1.4010,
+    weights: [2.5263, -2.4732, 0.8630, 0.0000, 0.0000, 0.0000, 0.1391],
+    bias: -1.4768,
 };
 
 /// The model for a question: Korean questions run lexical with the built-in
