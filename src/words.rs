@@ -23,7 +23,7 @@ const QUESTION_WORDS: &[&str] = &[
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
     "many", "much", "makes", "made", "gets", "got", "doing",
-    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느",
+    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
 ];
 
 /// Korean sentence-final and connective endings: a word ending in one is the

@@ -158,3 +158,44 @@ fn escape_sequences_in_notes_never_reach_the_terminal_through_an_answer() {
     assert!(out.contains("[1] notes/evil.md"), "{out}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
 }
+
+#[test]
+fn questions_with_no_content_words_are_refused_before_searching_and_saved() {
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    for q in ["what is it?", "???", "🦀"] {
+        let out = env.run(&["ask", q]);
+        assert_eq!(out.status.code(), Some(0), "{q}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("refused: no_content_words"), "{q}: {text}");
+        assert!(text.contains("names nothing to look up"), "{q}: {text}");
+        assert!(text.contains("0/0 chunks"), "nothing was searched: {text}");
+    }
+    let rows = answers(&env);
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r.1.as_deref() == Some("no_content_words") && !r.2), "{rows:?}");
+}
+
+#[test]
+fn a_question_that_only_half_matches_the_notes_is_refused() {
+    // "How do I bake bread?" was answered from an unrelated passage.
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    let out = env.ok(&["ask", "How do I bake bread in a new oven?"]);
+    assert!(out.contains("refused: score_gate"), "{out}");
+}
+
+#[test]
+fn explain_prints_every_gate_signal_and_the_decision() {
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    let out = env.ok(&["ask", "--explain", "How many minutes does green tea steep?"]);
+    assert!(out.contains("gate: lexical-en p(answerable)"), "{out}");
+    assert!(out.contains("→ pass"), "{out}");
+    for signal in ["coverage", "missing", "bm25", "cosine", "margin", "agreement", "content words"] {
+        assert!(out.contains(signal), "{signal} missing: {out}");
+    }
+}

@@ -127,7 +127,7 @@ pub fn answer(g: &Grounding) -> String {
                 return None;
             }
             let ctx = if ctx_q.terms.is_empty() { 0.0 } else { score::coverage(u, &ctx_q) * rank };
-            Some((score::answer_score(u, &q, cov) + CONTEXT_WEIGHT * ctx * 0.1, i))
+            Some((score::answer_score(u, &q, cov) + CONTEXT_WEIGHT * ctx, i))
         })
         .collect();
     if scored.is_empty() {

@@ -32,7 +32,7 @@ const TOP: usize = 3;
 /// Book index has 1,401 chunks, so the fitted weights are unaffected).
 const MIN_IDF_CHUNKS: f64 = 1000.0;
 /// A follow-up is read with the question before it only when less than this
-/// share of its own words (IDF²-weighted) is missing from the notes.
+/// share of its own words is missing from the notes.
 const FOLLOW_UP_MAX_MISSING: f64 = 0.5;
 /// The most the normalised BM25 signal counts.
 const BM25_CAP: f64 = 2.5;
@@ -54,8 +54,10 @@ pub struct Signals {
     /// Share of the question's content words (after particle stripping and
     /// stemming), weighted by IDF², that the best of the top chunks contains.
     pub coverage: f64,
-    /// Share of the question's content words, weighted by IDF², found in no
-    /// chunk at all: a crate, tool or place the notes never mention.
+    /// Share of the question's content words found in no chunk at all: a
+    /// crate, tool or place the notes never mention. Counted, not weighted:
+    /// one everyday word of a paraphrase the notes happen to lack ("wifi",
+    /// "주변") must not outweigh the rest.
     pub missing: f64,
     /// The best BM25 score among the hits divided by the sum of the query
     /// terms' IDFs: how well the best chunk matches, comparable across queries.
@@ -229,7 +231,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
         let big = n.max(MIN_IDF_CHUNKS);
         let w = ((big - df + 0.5) / (df + 0.5) + 1.0).ln().powi(2);
         if df == 0.0 {
-            missing += w;
+            missing += 1.0;
         }
         weights.push(w);
         let mut stmt = store.conn().prepare_cached(&in_top_sql)?;
@@ -255,7 +257,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     report.best_chunk = Some(best);
     report.coverage = score;
     report.signals.coverage = score;
-    report.signals.missing = if total > 0.0 { missing / total } else { 0.0 };
+    report.signals.missing = missing / terms.len() as f64;
     // Capped: past this every query's best chunk matches it fully (the
     // heading weight and Korean trigrams can push the ratio far beyond).
     report.signals.bm25 = if idf_sum > 0.0 { (bm25 / idf_sum).min(BM25_CAP) } else { 0.0 };

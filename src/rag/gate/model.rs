@@ -29,18 +29,18 @@ impl Model {
 // Fitted by `kebab eval gate --fit` (dev split); see the module doc.
 const LEXICAL_EN: Model = Model {
     name: "lexical-en",
-    weights: [2.7519, -3.4062, 1.3675, 0.0000, 0.0000, 0.0000, 0.1281],
-    bias: -1.1909,
+    weights: [3.0493, -5.4888, 1.3207, 0.0000, 0.0000, 0.0000, -0.0634],
+    bias: -1.1633,
 };
 const HYBRID_EN: Model = Model {
     name: "hybrid-en",
-    weights: [2.0982, -3.0606, 0.9802, 3.4924, 3.4676, 0.8458, -0.5770],
-    bias: -1.7749,
+    weights: [2.3842, -4.4928, 0.9838, 3.2011, 2.6188, 1.0574, -0.6993],
+    bias: -1.8464,
 };
 const LEXICAL_KO: Model = Model {
     name: "lexical-ko",
-    weights: [2.5409, -2.5013, 0.8616, 0.0000, 0.0000, 0.0000, 0.0989],
-    bias: -1.4010,
+    weights: [2.7421, -3.2423, 0.9276, 0.0000, 0.0000, 0.0000, 0.0484],
+    bias: -1.6985,
 };
 
 /// The model for a question: Korean questions run lexical with the built-in
