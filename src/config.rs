@@ -283,6 +283,10 @@ pub struct LlmConfig {
     pub seed: u64,
     /// The model's context window, in tokens.
     pub context_tokens: usize,
+    /// The longest answer asked of the model, in tokens (sent as Ollama's
+    /// `num_predict`, OpenAI's `max_tokens`); capped at a quarter of the
+    /// context so the prompt keeps most of it.
+    pub max_answer_tokens: usize,
     /// Idle timeout: the longest wait for the next piece of a response.
     pub timeout_secs: u64,
 }
@@ -297,6 +301,7 @@ impl Default for LlmConfig {
             temperature: 0.0,
             seed: 0,
             context_tokens: 8192,
+            max_answer_tokens: 1024,
             timeout_secs: 300,
         }
     }
@@ -426,6 +431,9 @@ impl Config {
         }
         if self.llm.context_tokens < 512 {
             return Err(bad("llm.context_tokens", "must be at least 512"));
+        }
+        if !(16..=32768).contains(&self.llm.max_answer_tokens) {
+            return Err(bad("llm.max_answer_tokens", "must be between 16 and 32768"));
         }
         if !(self.embedding.base_url.starts_with("http://") || self.embedding.base_url.starts_with("https://")) {
             return Err(bad("embedding.base_url", "must start with http:// or https://"));
@@ -568,6 +576,8 @@ temperature = {temp:.1}
 seed = {seed}
 # The model's context window; the evidence budget shrinks to fit it.
 context_tokens = {ctx}
+# The longest answer asked of the model, in tokens (at most a quarter of the context).
+max_answer_tokens = {max_answer}
 # Longest wait for the next piece of a response, in seconds.
 timeout_secs = {timeout}
 
@@ -609,6 +619,7 @@ timeout_secs = {emb_timeout}
         temp = d.llm.temperature,
         seed = d.llm.seed,
         ctx = d.llm.context_tokens,
+        max_answer = d.llm.max_answer_tokens,
         timeout = d.llm.timeout_secs,
         emb = d.embedding.provider.as_str(),
         emb_dir = d.embedding.model_dir,

@@ -84,6 +84,18 @@ pub struct Answer {
     /// The steps of a multi-hop ask, in order; absent for a single-pass ask.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<Vec<HopRecord>>,
+    /// Why the answer text ended, when not by the model finishing: `length`,
+    /// cut at the answer cap (`llm.max_answer_tokens`). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish: Option<Finish>,
+}
+
+/// How an answer's text ended, when that matters to its reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    /// Cut at the answer cap; the text is kept and validated as usual.
+    Length,
 }
 
 impl Answer {

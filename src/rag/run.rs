@@ -17,8 +17,9 @@ use crate::search::engine::Engine;
 use crate::search::{Mode, SearchHit};
 use crate::store::{Store, now_rfc3339};
 
-/// Room kept for the model's reply when fitting evidence into its context.
-const COMPLETION_RESERVE: usize = 1024;
+/// The answer cap is at most this share (1/n) of the model's context, so a
+/// small context keeps most of itself for the evidence and the conversation.
+const ANSWER_SHARE: usize = 4;
 
 /// An answer built but not yet saved, with what explains it.
 pub(super) struct Built {
@@ -43,6 +44,11 @@ pub(super) struct Run<'a> {
     pub(super) gate: gate::Gate<'a>,
     /// Chunks in the index.
     pub(super) chunks: i64,
+    /// The context planned with: `llm.context_tokens`, never above the
+    /// model's maximum when its server reports one.
+    pub(super) context: usize,
+    /// The longest answer asked for (room kept for the reply).
+    pub(super) answer_cap: usize,
     pub(super) b: Builder<'a>,
 }
 
@@ -76,19 +82,21 @@ impl<'a> Run<'a> {
             embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
             started,
         };
-        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, b })
+        let context = model.context_window().map_or(cfg.llm.context_tokens, |max| cfg.llm.context_tokens.min(max));
+        let answer_cap = cfg.llm.max_answer_tokens.min(context / ANSWER_SHARE);
+        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, context, answer_cap, b })
     }
 
     /// The model's context taken before any evidence or history: `system`,
     /// the question and the room for the reply.
     pub(super) fn fixed_tokens(&self, system: &str) -> usize {
-        estimate_tokens(system) + estimate_tokens(&self.opts.question) + COMPLETION_RESERVE + 64
+        estimate_tokens(system) + estimate_tokens(&self.opts.question) + self.answer_cap + 64
     }
 
     /// The evidence budget: `rag.max_context_tokens`, capped by what the
     /// model's context leaves.
     pub(super) fn evidence_budget(&self, system: &str) -> usize {
-        let room = self.cfg.llm.context_tokens.saturating_sub(self.fixed_tokens(system));
+        let room = self.context.saturating_sub(self.fixed_tokens(system));
         self.cfg.rag.max_context_tokens.min(room).max(100)
     }
 
@@ -136,7 +144,7 @@ impl<'a> Run<'a> {
         let history = history::select(
             self.prior,
             cfg.rag.history_max_turns,
-            cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
+            self.context.saturating_sub(fixed + packing.used_tokens),
         );
         explain.history_kept = history.turns.len();
         explain.history_dropped = history.dropped;
@@ -151,7 +159,7 @@ impl<'a> Run<'a> {
             messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
             temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
             seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
-            max_tokens: None,
+            max_tokens: u32::try_from(self.answer_cap).ok(),
             stream: opts.stream,
             grounding: Some(Grounding {
                 question: grounding_question(&opts.question, retrieval_query),
@@ -195,6 +203,7 @@ impl<'a> Run<'a> {
             conversation_id: None,
             turn_index: None,
             hops: None,
+            finish: g.length.then_some(answer::Finish::Length),
         };
         explain.hits = hits;
         let packed = packing.entries.clone();
@@ -322,6 +331,7 @@ impl Builder<'_> {
             conversation_id: None,
             turn_index: None,
             hops: None,
+            finish: None,
         }
     }
 }
@@ -332,7 +342,7 @@ mod tests {
     use crate::llm::{Message, Role, Usage};
 
     fn generated(usage: Usage) -> generate::Generated {
-        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None }
+        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None, length: false }
     }
 
     fn request() -> ChatRequest {

@@ -109,10 +109,13 @@ pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
 /// `provider/model · mode · used/returned chunks · top (gate) · ms · verdict`
 pub fn footer(a: &Answer) -> String {
     let r = &a.retrieval;
-    let verdict = match a.refusal_reason {
+    let mut verdict = match a.refusal_reason {
         None => "grounded".to_string(),
         Some(reason) => format!("refused: {reason}"),
     };
+    if a.finish == Some(crate::rag::answer::Finish::Length) {
+        verdict.push_str(" · cut at llm.max_answer_tokens");
+    }
     // `+ 0.0` turns a coverage of -0.0 into 0.0 for display.
     let top = r.top_score.map_or("–".to_string(), |s| format!("{:.2}", s + 0.0));
     format!(
