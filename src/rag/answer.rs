@@ -106,8 +106,19 @@ impl Answer {
 }
 
 /// Every refusal reason an answer can carry.
-pub const REFUSAL_REASONS: [&str; 6] =
-    ["no_index", "no_chunks", "score_gate", "llm_self_judge", "llm_stream_aborted", "multi_hop_decompose_failed"];
+/// `unsupported_claims`: under rag-v2, every quote the answer gave is missing
+/// from the evidence it cites. `model_error`: the model server failed before
+/// the answer finished (a wrong model name, an error status).
+pub const REFUSAL_REASONS: [&str; 8] = [
+    "no_index",
+    "no_chunks",
+    "score_gate",
+    "llm_self_judge",
+    "llm_stream_aborted",
+    "multi_hop_decompose_failed",
+    "unsupported_claims",
+    "model_error",
+];
 
 /// The static name of a stored refusal reason (rows only ever hold these).
 pub fn refusal_reason(stored: &str) -> &'static str {

@@ -180,7 +180,21 @@ impl<'a> Run<'a> {
         let verification = (template == Template::V2).then(|| {
             verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
         });
-        let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
+        let all_unsupported =
+            verification.as_ref().is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty());
+        let refusal = if g.aborted {
+            Some("llm_stream_aborted")
+        } else if let Err(reason) = verdict {
+            Some(reason)
+        } else if render::is_only_the_example(&g.text) {
+            // A copy of the prompt's worked example is not an answer.
+            Some("llm_self_judge")
+        } else if all_unsupported {
+            // Every quote is missing from the evidence it cites: nothing is grounded.
+            Some("unsupported_claims")
+        } else {
+            None
+        };
         let valid: Vec<usize> =
             markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
 
