@@ -365,7 +365,8 @@ impl Hops<'_, '_> {
     }
 
     /// A planning call failed or was cancelled: saved as `llm_stream_aborted`
-    /// with the error, so the command exits as a single-pass ask would.
+    /// (`model_error` for an error status) with the error, so the command
+    /// exits as a single-pass ask would.
     fn abort(mut self, kind: HopKind, call: Call) -> Result<AskOutcome> {
         let note = match &call.error {
             Some(e) => format!("the model call failed: {e}"),
@@ -373,7 +374,8 @@ impl Hops<'_, '_> {
         };
         self.record(kind, Vec::new(), 0, call.ms, Some(note));
         let explain = std::mem::take(&mut self.explain);
-        let mut built = self.run.refused("llm_stream_aborted", None, Vec::new(), explain);
+        let reason = call.error.as_ref().map_or("llm_stream_aborted", super::run::failure_reason);
+        let mut built = self.run.refused(reason, None, Vec::new(), explain);
         built.error = call.error;
         self.finish(built)
     }

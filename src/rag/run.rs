@@ -182,7 +182,9 @@ impl<'a> Run<'a> {
         });
         let all_unsupported =
             verification.as_ref().is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty());
-        let refusal = if g.aborted {
+        let refusal = if let Some(e) = &g.error {
+            Some(failure_reason(e))
+        } else if g.aborted {
             Some("llm_stream_aborted")
         } else if let Err(reason) = verdict {
             Some(reason)
@@ -280,6 +282,17 @@ pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> Strin
     if has_content { question.to_string() } else { retrieval_query.to_string() }
 }
 
+/// The refusal reason of an ask whose model call failed: `model_error` when
+/// the server answered with an error status (a wrong model name, a crashed
+/// runner) — the user must fix something — else `llm_stream_aborted` (the
+/// stream broke, timed out or never connected).
+pub(super) fn failure_reason(err: &LlmError) -> &'static str {
+    match err {
+        LlmError::Http { .. } => "model_error",
+        _ => "llm_stream_aborted",
+    }
+}
+
 pub(super) fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
@@ -324,6 +337,8 @@ impl Builder<'_> {
             ("multi_hop_decompose_failed", true) => "모델이 이 질문을 읽을 수 있는 하위 질문으로 나누지 못해 아무것도 찾지 않았습니다. 멀티홉 없이 다시 묻거나 질문을 바꿔 보세요.",
             ("llm_stream_aborted", false) => "The model stopped before the answer was written.",
             ("llm_stream_aborted", true) => "답이 쓰이기 전에 모델이 멈췄습니다.",
+            ("model_error", false) => "The model server turned the request down, so nothing was answered.",
+            ("model_error", true) => "모델 서버가 요청을 거절해 답하지 못했습니다.",
             (_, false) => "Nothing in your notes matches this question.",
             (_, true) => "노트에서 이 질문과 맞는 내용을 찾지 못했습니다.",
         };
