@@ -197,20 +197,29 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
     if call.error.is_some() || call.aborted {
         return h.abort(HopKind::Decompose, call);
     }
-    let Some(mut subs) = plan::parse_questions(&call.text) else {
+    let Some(subs) = plan::parse_questions(&call.text) else {
         let note = format!("unreadable reply: {:?}", shorten(&call.text, 80));
-        h.record(HopKind::Decompose, Vec::new(), 0, call.ms, Some(note));
-        return h.refuse("multi_hop_decompose_failed");
+        if run.opts.strict_multi_hop {
+            h.record(HopKind::Decompose, Vec::new(), 0, call.ms, Some(note));
+            return h.refuse("multi_hop_decompose_failed");
+        }
+        // Answer single-pass: the question searched as asked, no decide rounds.
+        let subs = h.take(vec![question.to_string()]);
+        let (added, dropped) = h.search(&subs)?;
+        let note = join_notes([Some(format!("{note}; answered single-pass from the question as asked")), dropped]);
+        h.record(HopKind::Decompose, subs, added, call.ms, note);
+        return h.synthesize(None, sink, cancel);
     };
-    let mut note = None;
+    let (mut subs, fragments) = drop_fragments(subs);
+    let mut note = fragments;
     if subs.is_empty() {
         // `[]`: the model sees nothing to split; the question is its own lookup.
         subs.push(question.to_string());
-        note = Some("the model did not split the question; searched it as asked".to_string());
+        note = join_notes([note, Some("the model did not split the question; searched it as asked".to_string())]);
     }
     let subs = h.take(subs);
     let (added, dropped) = h.search(&subs)?;
-    h.record(HopKind::Decompose, subs, added, call.ms, note.or(dropped));
+    h.record(HopKind::Decompose, subs, added, call.ms, join_notes([note, dropped]));
 
     // Decide, and search again, until the model stops or a cap does.
     let mut rounds = 1;
@@ -240,18 +249,44 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
             h.record(HopKind::Decide, Vec::new(), 0, call.ms, Some(note));
             break None;
         };
+        let (wanted, fragments) = drop_fragments(wanted);
         let asked_for = wanted.len();
         let subs = h.take(wanted);
         if subs.is_empty() {
             let note = (asked_for > 0).then(|| "only sub-questions already searched".to_string());
-            h.record(HopKind::Decide, Vec::new(), 0, call.ms, note);
+            h.record(HopKind::Decide, Vec::new(), 0, call.ms, join_notes([fragments, note]));
             break None;
         }
         rounds += 1;
         let (added, dropped) = h.search(&subs)?;
-        h.record(HopKind::Decide, subs, added, call.ms, dropped);
+        h.record(HopKind::Decide, subs, added, call.ms, join_notes([fragments, dropped]));
     };
     h.synthesize(stop, sink, cancel)
+}
+
+/// Sub-questions that are not searches — fragments of one or two words
+/// without a question mark, copies of an evidence entry's header — split
+/// from the rest, with a note naming them.
+fn drop_fragments(subs: Vec<String>) -> (Vec<String>, Option<String>) {
+    let (kept, dropped): (Vec<String>, Vec<String>) = subs.into_iter().partition(|q| is_search(q));
+    let note = (!dropped.is_empty()).then(|| {
+        let names: Vec<String> = dropped.iter().map(|q| format!("{:?}", shorten(q, 60))).collect();
+        format!("dropped sub-questions that are not searches: {}", names.join(", "))
+    });
+    (kept, note)
+}
+
+fn is_search(q: &str) -> bool {
+    let q = q.trim();
+    let copied = q.starts_with("[#") || q.contains(" · lines ");
+    let words = q.split_whitespace().count();
+    !copied && (words >= 3 || (q.ends_with('?') && q.chars().filter(|c| c.is_alphanumeric()).count() >= 4))
+}
+
+/// The notes that are there, joined with "; ".
+fn join_notes<const N: usize>(notes: [Option<String>; N]) -> Option<String> {
+    let kept: Vec<String> = notes.into_iter().flatten().collect();
+    (!kept.is_empty()).then(|| kept.join("; "))
 }
 
 impl Hops<'_, '_> {
