@@ -385,3 +385,40 @@ fn a_reply_that_is_only_the_prompts_example_is_not_grounded() {
     assert!(!out.answer.grounded);
     assert_eq!(out.answer.refusal_reason, Some("llm_self_judge"));
 }
+
+#[test]
+fn a_2048_token_context_keeps_the_previous_turn_in_the_prompt() {
+    // Enough matching evidence to fill a small context on its own.
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    let paragraph = "Spring tides happen when the sun and the moon line up and pull the oceans together. ".repeat(12);
+    for i in 0..12 {
+        std::fs::write(notes.join(format!("tides{i}.md")), format!("# Tides {i}\n\n{paragraph}\n")).unwrap();
+    }
+    let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
+    let mut cfg = Config::default();
+    cfg.llm.context_tokens = 2048;
+    let opts_ingest = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
+    ingest::run(&mut store, &cfg, dir.path(), &opts_ingest, &mut |_| {}).unwrap();
+    let kb = Notes { db: dir.path().join("k.db"), _dir: dir, cfg };
+
+    let previous = rag::PriorTurn {
+        question: "What pulls the oceans?".into(),
+        answer: format!("The moon {} [#1].", "pulls the oceans and raises the water twice a day, ".repeat(30)),
+        grounded: true,
+    };
+    let model = Scripted::new(["They come when \"the sun and the moon line up\" [#1]."]);
+    let mut o = AskOptions { k: Some(20), ..opts("And when do spring tides happen?") };
+    o.turn = Some(rag::TurnOf { history: vec![previous], save_to: None });
+    let out = kb.kb(model.clone()).ask(&o, &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let messages = model.last_request().unwrap().messages;
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::User], "the previous turn is in the prompt");
+    assert_eq!(messages[1].content, "What pulls the oceans?");
+    assert!(messages[2].content.starts_with("The moon pulls the oceans") && messages[2].content.ends_with('…'), "{}", messages[2].content);
+    assert_eq!((out.explain.history_kept, out.explain.history_shortened), (1, true));
+    // The evidence gave way, and the whole prompt still fits the context less the answer's room.
+    let chars: usize = messages.iter().map(|m| m.content.len()).sum();
+    assert!(out.explain.packing.entries.len() >= 1 && chars / 4 <= 2048 - 512, "{chars} characters");
+}

@@ -122,6 +122,8 @@ pub struct Explain {
     /// Earlier turns put into the prompt, and how many were left out.
     pub history_kept: usize,
     pub history_dropped: usize,
+    /// The previous turn went in with its answer shortened.
+    pub history_shortened: bool,
     pub timings: Timings,
 }
 

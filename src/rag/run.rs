@@ -138,9 +138,14 @@ impl<'a> Run<'a> {
         // Pack.
         let t = Instant::now();
         let system = render::system_prompt(template, korean, !self.prior.is_empty());
-        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
-        // Earlier turns get what the evidence left of the model's context.
+        // In a conversation, room for the previous turn's short form is kept
+        // back from the evidence, so a small context does not lose it.
         let fixed = self.fixed_tokens(&system);
+        let reserve = history::reserve(self.prior);
+        let room = self.context.saturating_sub(fixed + reserve);
+        let budget = cfg.rag.max_context_tokens.min(room).max(100);
+        let packing = pack::pack(self.store, &hits, budget)?;
+        // Earlier turns get what the evidence left of the model's context.
         let history = history::select(
             self.prior,
             cfg.rag.history_max_turns,
@@ -148,6 +153,7 @@ impl<'a> Run<'a> {
         );
         explain.history_kept = history.turns.len();
         explain.history_dropped = history.dropped;
+        explain.history_shortened = history.shortened;
         explain.timings.pack += ms(t);
         if packing.entries.is_empty() {
             explain.packing = packing;

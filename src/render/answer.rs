@@ -167,7 +167,14 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         ))?;
     }
     out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
-    out.line(format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped))?;
+    let mut history = format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped);
+    if e.history_dropped > 0 {
+        history.push_str(" (no room left in the model's context, or over rag.history_max_turns)");
+    }
+    if e.history_shortened {
+        history.push_str("; the previous answer is shortened to fit");
+    }
+    out.line(history)?;
     let t = &e.timings_ms;
     out.line(format!(
         "timings ms: retrieve {:.1}, gate {:.1}, pack {:.1}, before model {:.1}, first token {}, generate {:.1}, total {:.1}",
