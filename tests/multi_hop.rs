@@ -277,3 +277,17 @@ fn a_decomposition_of_only_fragments_searches_the_question_as_asked() {
     let note = h[0].note.as_deref().unwrap();
     assert!(note.contains("not searches") && note.contains("searched it as asked"), "{note}");
 }
+
+#[test]
+fn the_pool_is_sized_to_what_a_small_context_can_take() {
+    let mut kb = kb();
+    kb.cfg.llm.context_tokens = 1024;
+    let model = Scripted::new([list(&[KEEPER_Q, FERRY_Q]), ANSWER.to_string()]);
+    let out = multi_hop(&kb, &model).unwrap();
+    // 1024 tokens leave room for about two chunks of evidence, not 24.
+    assert_eq!(out.explain.hits.len(), 2, "{:?}", out.explain.hits.iter().map(|h| &h.doc_path).collect::<Vec<_>>());
+    let h = hops(&out);
+    assert_eq!(kinds(h), [HopKind::Decompose, HopKind::Synthesize], "the full pool stops the rounds");
+    assert!(h[1].note.as_deref().unwrap().contains("what the model's context"), "{:?}", h[1].note);
+    assert_eq!(model.requests().len(), 2);
+}

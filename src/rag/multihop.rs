@@ -28,6 +28,15 @@ use crate::llm::{ChatModel, ChatRequest, LlmError, Message};
 use crate::script::shorten;
 use crate::search::SearchHit;
 
+/// What one pooled chunk costs the answer's prompt, for sizing the pool to
+/// the model's context: the chunker's 800-character target at about four
+/// characters a token.
+const TYPICAL_CHUNK_TOKENS: usize = 200;
+
+/// The smallest pool, however small the context: one chunk per hop of a
+/// two-hop question.
+const MIN_POOL: usize = 2;
+
 /// Longest planning reply: a JSON list of a few questions fits easily, and a
 /// model that starts answering instead is cut short.
 const PLAN_MAX_TOKENS: u32 = 400;
@@ -95,6 +104,9 @@ struct Caps {
     per_iter: usize,
     total: usize,
     pool: usize,
+    /// The pool is smaller than `rag.multi_hop_max_pool_chunks`: that many
+    /// chunks would not reach the answer through the model's context.
+    pool_by_context: bool,
 }
 
 impl Caps {
@@ -104,7 +116,18 @@ impl Caps {
             per_iter: rag.multi_hop_max_sub_queries_per_iter,
             total: rag.multi_hop_max_total_sub_queries,
             pool: rag.multi_hop_max_pool_chunks,
+            pool_by_context: false,
         }
+    }
+
+    /// Caps the pool at what the answer's evidence budget can take.
+    fn within(mut self, evidence_tokens: usize) -> Caps {
+        let fits = (evidence_tokens / TYPICAL_CHUNK_TOKENS).max(MIN_POOL);
+        if fits < self.pool {
+            self.pool = fits;
+            self.pool_by_context = true;
+        }
+        self
     }
 }
 
@@ -171,7 +194,8 @@ struct Hops<'r, 'a> {
 }
 
 pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Result<AskOutcome> {
-    let caps = Caps::of(&run.cfg.rag);
+    let system = super::render::system_prompt(run.b.template, run.b.korean, !run.prior.is_empty());
+    let caps = Caps::of(&run.cfg.rag).within(run.evidence_budget(&system));
     let mut h = Hops {
         run,
         pool: Pool { hits: Vec::new(), ids: HashSet::new(), cap: caps.pool },
@@ -232,7 +256,11 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
             break Some(format!("stopped at rag.multi_hop_max_total_sub_queries = {}", caps.total));
         }
         if h.pool.full() {
-            break Some(format!("stopped at rag.multi_hop_max_pool_chunks = {}", caps.pool));
+            break Some(if caps.pool_by_context {
+                format!("stopped at {} pooled chunks, what the model's context (llm.context_tokens) can take", caps.pool)
+            } else {
+                format!("stopped at rag.multi_hop_max_pool_chunks = {}", caps.pool)
+            });
         }
         let room = caps.per_iter.min(caps.total - h.searched.len());
         let evidence = h.evidence()?;
