@@ -543,3 +543,15 @@ fn a_server_that_reports_stopping_at_the_cap_marks_the_answer() {
         assert!(env.json(&["ask", QUESTION]).get("finish").is_none(), "{kind:?}");
     }
 }
+
+#[test]
+fn doctor_says_which_context_kebab_plans_with() {
+    let tags = response("200 OK", "application/json", r#"{"models":[{"name":"qwen"}]}"#);
+    let server = Server::with_show(vec![vec![tags]], Some(4096));
+    let env = common::Env::new();
+    let config = format!("[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n", server.url);
+    env.write("config/kebab/config.toml", config);
+    let out = env.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("context 4096 tokens (the model's maximum, below llm.context_tokens = 8192)"), "{text}");
+}
