@@ -46,13 +46,26 @@ impl ServerError {
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         match self {
-            ServerError::Unreachable { .. } => Some(
-                "start the server (e.g. `ollama serve`), fix llm.base_url, or set llm.provider = \"extractive\"".into(),
-            ),
+            ServerError::Unreachable { url, .. } => Some(unreachable_hint(url)),
             ServerError::Http { hint, .. } => hint.clone(),
             ServerError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
             _ => None,
         }
+    }
+}
+
+/// How to start the kind of server `url` is an endpoint of: Ollama's
+/// endpoints are under `/api/`, OpenAI-compatible ones under `/v1/`.
+fn unreachable_hint(url: &str) -> String {
+    let fallback = "fix llm.base_url, or set llm.provider = \"extractive\"";
+    if let Some((base, _)) = url.split_once("/api/") {
+        format!("start Ollama with `ollama serve` so it listens at {base} (llm.base_url), {fallback}")
+    } else if let Some((base, _)) = url.split_once("/v1/") {
+        format!(
+            "start the OpenAI-compatible server llm.base_url names ({base}; e.g. `llama-server --port PORT` or `vllm serve MODEL`), {fallback}"
+        )
+    } else {
+        format!("start the model server at {url}, {fallback}")
     }
 }
 

@@ -317,3 +317,108 @@ fn prompt_injection_in_notes_stays_inside_the_evidence_block() {
     );
     assert!(open < inj && inj < close, "{user}");
 }
+
+#[test]
+fn an_answer_that_copies_an_entry_header_is_not_grounded() {
+    let kb = kb();
+    // The header exactly as the prompt showed entry [#1] (see the happy path).
+    let model = Scripted::new(["[#1] notes/tides.md · Tides > Spring tides · lines 5–7"]);
+    let out = ask(&kb, &model, "When do spring tides happen?");
+    assert!(model.last_request().unwrap().messages[1].content.contains("[#1] notes/tides.md · Tides > Spring tides · lines 5–7"));
+    assert!(!out.answer.grounded, "{:?}", out.answer);
+    assert_eq!(out.answer.refusal_reason, Some("llm_self_judge"));
+    assert!(out.answer.citations.is_empty());
+    let stored: (bool, Option<String>) =
+        kb.sql().query_row("SELECT grounded, refusal_reason FROM answers", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!(stored, (false, Some("llm_self_judge".to_string())));
+}
+
+#[test]
+fn a_claim_after_a_copied_header_still_grounds_the_answer() {
+    let kb = kb();
+    let model = Scripted::new(["[#1] notes/tides.md · Tides > Spring tides · lines 5–7\nThey come when \"the sun and the moon line up\" [#1]."]);
+    let out = ask(&kb, &model, "When do spring tides happen?");
+    assert!(out.answer.grounded, "{:?}", out.answer);
+    assert_eq!(out.answer.citations.len(), 1);
+}
+
+#[test]
+fn under_rag_v2_an_answer_whose_every_quote_is_unsupported_is_refused_as_unsupported_claims() {
+    let kb = kb();
+    let model = Scripted::new(["They happen \"every full moon at noon\" [#1], \"in winter only\" [#1]."]);
+    let out = ask(&kb, &model, "When do spring tides happen?");
+    assert!(!out.answer.grounded);
+    assert_eq!(out.answer.refusal_reason, Some("unsupported_claims"));
+    assert_eq!(out.answer.verification.as_ref().unwrap().unsupported.len(), 2);
+    // The text is kept, and saved with its reason.
+    assert!(out.answer.answer.contains("every full moon at noon"));
+    let reason: Option<String> = kb.sql().query_row("SELECT refusal_reason FROM answers", [], |r| r.get(0)).unwrap();
+    assert_eq!(reason.as_deref(), Some("unsupported_claims"));
+}
+
+#[test]
+fn under_rag_v2_an_answer_with_some_quotes_supported_stays_grounded_and_reports_the_rest() {
+    let kb = kb();
+    let model = Scripted::new(["They come when \"the sun and the moon line up\" [#1], \"every full moon at noon\" [#1]."]);
+    let out = ask(&kb, &model, "When do spring tides happen?");
+    assert!(out.answer.grounded, "{:?}", out.answer);
+    let v = out.answer.verification.unwrap();
+    assert_eq!((v.supported.len(), v.unsupported.len()), (1, 1));
+}
+
+#[test]
+fn a_reply_that_is_only_the_prompts_example_is_not_grounded() {
+    let kb = kb();
+    // rag-v2 shows a worked example; a model that copies it has not answered.
+    let model = Scripted::new(["The reading room \"opens at nine on weekdays\" [#3]."]);
+    let out = ask(&kb, &model, "tides moon sun");
+    let system = &model.last_request().unwrap().messages[0].content;
+    assert!(system.contains("The reading room \"opens at nine on weekdays\" [#3]"), "{system}");
+    assert!(out.explain.packing.entries.len() >= 3, "the example's marker names a packed entry");
+    assert!(!out.answer.grounded);
+    assert_eq!(out.answer.refusal_reason, Some("llm_self_judge"));
+    // Under rag-v1, where no quote is checked, the old placeholder repeated is refused too.
+    let model = Scripted::new(["\"the exact words\" [#1]\n\"the exact words\" [#1]\n\"the exact words\" [#1]"]);
+    let mut o = opts("When do spring tides happen?");
+    o.template = Some(Template::V1);
+    let out = kb.kb(model).ask(&o, &mut |_| true, &AtomicBool::new(false)).unwrap();
+    assert!(!out.answer.grounded);
+    assert_eq!(out.answer.refusal_reason, Some("llm_self_judge"));
+}
+
+#[test]
+fn a_2048_token_context_keeps_the_previous_turn_in_the_prompt() {
+    // Enough matching evidence to fill a small context on its own.
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    let paragraph = "Spring tides happen when the sun and the moon line up and pull the oceans together. ".repeat(12);
+    for i in 0..12 {
+        std::fs::write(notes.join(format!("tides{i}.md")), format!("# Tides {i}\n\n{paragraph}\n")).unwrap();
+    }
+    let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
+    let mut cfg = Config::default();
+    cfg.llm.context_tokens = 2048;
+    let opts_ingest = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
+    ingest::run(&mut store, &cfg, dir.path(), &opts_ingest, &mut |_| {}).unwrap();
+    let kb = Notes { db: dir.path().join("k.db"), _dir: dir, cfg };
+
+    let previous = rag::PriorTurn {
+        question: "What pulls the oceans?".into(),
+        answer: format!("The moon {} [#1].", "pulls the oceans and raises the water twice a day, ".repeat(30)),
+        grounded: true,
+    };
+    let model = Scripted::new(["They come when \"the sun and the moon line up\" [#1]."]);
+    let mut o = AskOptions { k: Some(20), ..opts("And when do spring tides happen?") };
+    o.turn = Some(rag::TurnOf { history: vec![previous], save_to: None });
+    let out = kb.kb(model.clone()).ask(&o, &mut |_| true, &AtomicBool::new(false)).unwrap();
+    let messages = model.last_request().unwrap().messages;
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::User], "the previous turn is in the prompt");
+    assert_eq!(messages[1].content, "What pulls the oceans?");
+    assert!(messages[2].content.starts_with("The moon pulls the oceans") && messages[2].content.ends_with('…'), "{}", messages[2].content);
+    assert_eq!((out.explain.history_kept, out.explain.history_shortened), (1, true));
+    // The evidence gave way, and the whole prompt still fits the context less the answer's room.
+    let chars: usize = messages.iter().map(|m| m.content.len()).sum();
+    assert!(!out.explain.packing.entries.is_empty() && chars / 4 <= 2048 - 512, "{chars} characters");
+}

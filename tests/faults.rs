@@ -159,10 +159,28 @@ impl Fault {
         })
     }
 
+    /// The refusal reason the ask is saved with: `model_error` when the
+    /// server answered with an error status, else `llm_stream_aborted`.
+    fn reason(self) -> &'static str {
+        match self {
+            Fault::MissingModel404 | Fault::Error500 => "model_error",
+            _ => "llm_stream_aborted",
+        }
+    }
+
     fn expect(self, kind: Kind) -> Expect {
         let ollama = kind == Kind::Ollama;
         let (message, hint, partial, timeout): (Vec<&str>, Option<&'static str>, &'static str, Duration) = match self {
-            Fault::Refused => (vec!["cannot reach the model server at {url}"], Some("fix llm.base_url"), "", TIMEOUT),
+            // The hint names the kind of server configured and how to start it.
+            Fault::Refused if ollama => {
+                (vec!["cannot reach the model server at {url}"], Some("start Ollama with `ollama serve`"), "", TIMEOUT)
+            }
+            Fault::Refused => (
+                vec!["cannot reach the model server at {url}"],
+                Some("start the OpenAI-compatible server llm.base_url names"),
+                "",
+                TIMEOUT,
+            ),
             Fault::NeverAccepted => {
                 (vec!["the model server at {url} sent nothing for 1 s"], Some("raise llm.timeout_secs"), "", TIMEOUT)
             }
@@ -450,11 +468,13 @@ fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, 
         check(ran.stdout.contains(&after), "the error does not follow the question".into());
     }
     let rows = saved(&env);
-    let aborted = (expect.partial.to_string(), Some("llm_stream_aborted".to_string()));
+    let aborted = (expect.partial.to_string(), Some(fault.reason().to_string()));
     match front {
         Front::Ask => {
             let got: Vec<_> = rows.iter().map(|(a, r, t)| (a.clone(), r.clone(), *t)).collect();
             check(got == vec![(aborted.0, aborted.1, None)], format!("saved answers {got:?}"));
+            let footer = format!("refused: {}", fault.reason());
+            check(ran.stdout.contains(&footer), format!("the footer does not say {footer:?}"));
         }
         Front::Repl => {
             // The faulty turn is turn 0, aborted, with its partial text; the REPL
@@ -464,7 +484,7 @@ fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, 
                 format!("first saved turn {:?}", rows.first()),
             );
             check(
-                shown.contains(&format!("  1. {QUESTION} (refused: llm_stream_aborted)")),
+                shown.contains(&format!("  1. {QUESTION} (refused: {})", fault.reason())),
                 "`:history` does not list the aborted turn".into(),
             );
             if target.healthy_after() {

@@ -436,3 +436,122 @@ fn probe_of_a_server_that_is_down_is_an_error() {
     assert!(ollama::probe(&server.url, "llama3", Duration::from_millis(500)).is_err());
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+/// A home whose kebab talks to `server` in `kind`'s format, with `extra`
+/// lines added to `[llm]`, over the Cargo and tea notes (lexical only).
+fn server_home(kind: Kind, server: &Server, extra: &str) -> common::Env {
+    let env = common::Env::new();
+    let config = format!(
+        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = 5\n{extra}\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
+        kind.provider(),
+        server.url
+    );
+    env.write("config/kebab/config.toml", config);
+    common::cargo_and_tea_notes(&env);
+    env
+}
+
+const QUESTION: &str = "How do I create a new project with cargo?";
+
+#[test]
+fn ollama_is_sent_the_planned_context_capped_at_the_models_maximum_and_the_answer_cap() {
+    // (what /api/show reports, llm.context_tokens) → (num_ctx, num_predict)
+    for (reported, configured, num_ctx, num_predict) in
+        [(Some(4096), 8192, 4096, 1024), (Some(32768), 8192, 8192, 1024), (None, 8192, 8192, 1024), (Some(2048), 8192, 2048, 512)]
+    {
+        let server = Server::with_show(vec![Kind::Ollama.stream(&["Run `cargo new` [#1]."], 0)], reported);
+        let env = server_home(Kind::Ollama, &server, &format!("context_tokens = {configured}"));
+        env.json(&["ask", QUESTION]);
+        let body = &server.bodies()[0];
+        assert_eq!(body["options"]["num_ctx"], json!(num_ctx), "{reported:?}: {body}");
+        assert_eq!(body["options"]["num_predict"], json!(num_predict), "{reported:?}: {body}");
+        assert_eq!(server.show_requests().len(), 1, "/api/show is asked once");
+        assert!(server.show_requests()[0].contains(r#""model":"qwen""#), "{:?}", server.show_requests());
+    }
+}
+
+#[test]
+fn evidence_is_planned_within_the_context_the_ollama_server_reports() {
+    let server = Server::with_show(vec![Kind::Ollama.stream(&["Run `cargo new` [#1]."], 0)], Some(2048));
+    let env = server_home(Kind::Ollama, &server, "context_tokens = 8192");
+    // Enough matching text to fill kebab's own 6000-token evidence budget.
+    let paragraph = "To create a new project with cargo, run cargo new and a folder with a manifest appears. ".repeat(20);
+    for i in 0..20 {
+        env.write(&format!("notes/more{i}.md"), format!("# Cargo projects {i}\n\n{paragraph}\n"));
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let a = env.json(&["ask", "-k", "30", QUESTION]);
+    assert!(a["retrieval"]["chunks_returned"].as_u64().unwrap() > 10, "{a}");
+    let body = &server.bodies()[0];
+    let chars: usize = body["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().len()).sum();
+    // About four characters a token: the prompt fits the 2048 tokens less the 512 kept for the answer.
+    assert!(chars / 4 <= 2048 - 512, "{chars} characters sent to a 2048-token model");
+    assert_eq!(body["options"]["num_ctx"], json!(2048));
+}
+
+#[test]
+fn openai_servers_are_sent_the_answer_cap_as_max_tokens() {
+    let server = Server::start(vec![Kind::OpenAi.stream(&["Run `cargo new` [#1]."], 0)]);
+    let env = server_home(Kind::OpenAi, &server, "max_answer_tokens = 300");
+    env.json(&["ask", QUESTION]);
+    let body = &server.bodies()[0];
+    assert_eq!(body["max_tokens"], json!(300), "{body}");
+    assert!(body.get("options").is_none(), "{body}");
+}
+
+#[test]
+fn a_model_that_streams_forever_is_cut_at_the_answer_cap_and_the_answer_is_kept_and_marked() {
+    for kind in BOTH {
+        // Never finishes: far more pieces than the cap, and no end event.
+        let mut script = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new hello` [#1].")];
+        script.extend((0..5000).map(|_| kind.piece(" again")));
+        let server = Server::start(vec![script]);
+        let env = server_home(kind, &server, "max_answer_tokens = 32");
+        let a = env.json(&["ask", QUESTION]);
+        assert_eq!(a["finish"], json!("length"), "{kind:?}: {a}");
+        let text = a["answer"].as_str().unwrap();
+        assert!(text.starts_with("Run `cargo new hello` [#1]."), "{kind:?}: {text}");
+        assert!(text.matches(" again").count() < 40, "{kind:?}: not cut: {} pieces", text.matches(" again").count());
+        // Validated as usual: the cut answer cites a packed entry.
+        assert_eq!(a["grounded"], json!(true), "{kind:?}: {a}");
+        assert_eq!(a["refusal_reason"], json!(null), "{kind:?}: {a}");
+    }
+}
+
+#[test]
+fn a_server_that_reports_stopping_at_the_cap_marks_the_answer() {
+    for kind in BOTH {
+        let last = match kind {
+            Kind::Ollama => chunk(&format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "length", "eval_count": 3})
+            )),
+            Kind::OpenAi => chunk(&format!(
+                "data: {}\n\ndata: [DONE]\n\n",
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
+            )),
+        };
+        let script = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new hello` [#1]"), last, end()];
+        let server = Server::start(vec![script]);
+        let env = server_home(kind, &server, "");
+        let a = env.json(&["ask", QUESTION]);
+        assert_eq!(a["finish"], json!("length"), "{kind:?}: {a}");
+        assert_eq!(a["grounded"], json!(true), "{kind:?}: {a}");
+        // A whole answer carries no mark.
+        let server = Server::start(vec![kind.stream(&["Run `cargo new hello` [#1]"], 0)]);
+        let env = server_home(kind, &server, "");
+        assert!(env.json(&["ask", QUESTION]).get("finish").is_none(), "{kind:?}");
+    }
+}
+
+#[test]
+fn doctor_says_which_context_kebab_plans_with() {
+    let tags = response("200 OK", "application/json", r#"{"models":[{"name":"qwen"}]}"#);
+    let server = Server::with_show(vec![vec![tags]], Some(4096));
+    let env = common::Env::new();
+    let config = format!("[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n", server.url);
+    env.write("config/kebab/config.toml", config);
+    let out = env.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("context 4096 tokens (the model's maximum, below llm.context_tokens = 8192)"), "{text}");
+}

@@ -56,6 +56,13 @@ fn multi_hop<M: ChatModel + Clone + 'static>(kb: &Notes, model: &M) -> anyhow::R
     kb.ask(&opts, &mut |_| true, &AtomicBool::new(false))
 }
 
+fn strict_multi_hop<M: ChatModel + Clone + 'static>(kb: &Notes, model: &M) -> anyhow::Result<AskOutcome> {
+    let opts = AskOptions { multi_hop: true, strict_multi_hop: true, ..AskOptions::new(QUESTION) };
+    let store = Store::open(&kb.db, false)?;
+    let kb = rag::Kb { cfg: kb.cfg.clone(), store, engine: Engine::lexical(&kb.cfg), model: Box::new(model.clone()) };
+    kb.ask(&opts, &mut |_| true, &AtomicBool::new(false))
+}
+
 fn list(questions: &[&str]) -> String {
     serde_json::to_string(questions).unwrap()
 }
@@ -136,7 +143,7 @@ fn the_pool_holds_each_chunk_once() {
     // Both sub-questions find the same chunks; the decide's question finds
     // nothing new.
     let model = Scripted::new([
-        list(&[FERRY_Q, "Heron ferry"]),
+        list(&[FERRY_Q, "Which boat is the Heron ferry?"]),
         list(&["When does the Heron ferry leave Saltmarsh harbour?"]),
         "[]".into(),
         ANSWER.to_string(),
@@ -183,10 +190,27 @@ fn an_unreadable_decide_reply_answers_from_the_pool() {
 }
 
 #[test]
-fn an_unreadable_decomposition_refuses_and_keeps_its_hop() {
+fn an_unreadable_decomposition_falls_back_to_a_single_pass_answer_with_the_hop_recorded() {
+    let kb = kb();
+    let model = Scripted::new(["Sure! First we find the keeper, then the ferry.", ANSWER]);
+    let out = multi_hop(&kb, &model).unwrap();
+    assert_eq!(out.answer.refusal_reason, None, "{:?}", out.answer);
+    assert!(out.answer.grounded);
+    assert_eq!(model.requests().len(), 2, "the decomposition, then the answer: no decide round");
+    let h = hops(&out);
+    assert_eq!(kinds(h), [HopKind::Decompose, HopKind::Synthesize]);
+    assert_eq!(h[0].sub_queries, [QUESTION], "the question is searched as asked");
+    let note = h[0].note.as_deref().unwrap();
+    assert!(note.contains("unreadable reply") && note.contains("Sure! First") && note.contains("single-pass"), "{note}");
+    assert!(h[0].context_chunks_added > 0);
+    assert_eq!(saved_hops(&kb), h);
+}
+
+#[test]
+fn with_strict_multi_hop_an_unreadable_decomposition_refuses_and_keeps_its_hop() {
     let kb = kb();
     let model = Scripted::new(["Sure! First we find the keeper, then the ferry.", "never"]);
-    let out = multi_hop(&kb, &model).unwrap();
+    let out = strict_multi_hop(&kb, &model).unwrap();
     assert_eq!(out.answer.refusal_reason, Some("multi_hop_decompose_failed"));
     assert!(!out.answer.grounded && out.answer.citations.is_empty());
     assert_eq!(model.requests().len(), 1, "nothing is answered after a failed decomposition");
@@ -200,7 +224,7 @@ fn an_unreadable_decomposition_refuses_and_keeps_its_hop() {
 fn sub_questions_the_notes_do_not_touch_refuse_with_the_hops_kept() {
     let kb = kb();
     // The decide step may rephrase what found nothing; here it gives up.
-    let model = Scripted::new([list(&["xylophone zeppelin"]), "[]".into(), "never".into()]);
+    let model = Scripted::new([list(&["Where is the xylophone zeppelin?"]), "[]".into(), "never".into()]);
     let out = multi_hop(&kb, &model).unwrap();
     assert_eq!(out.answer.refusal_reason, Some("no_chunks"));
     assert_eq!(kinds(hops(&out)), [HopKind::Decompose, HopKind::Decide]);
@@ -226,4 +250,44 @@ fn the_extractive_model_cannot_decompose_and_says_so() {
     assert!(user.hint.as_deref().unwrap().contains("llm.provider"));
     let n: i64 = kb.sql().query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
+}
+
+#[test]
+fn fragment_and_copied_sub_questions_are_dropped_with_a_note() {
+    let kb = kb();
+    let header = "[#1] fixtures/multihop/keeper.md · The lighthouse keeper · lines 1–3";
+    let model = Scripted::new([list(&["keeper", KEEPER_Q, header, "Heron ferry"]), list(&["ferry", FERRY_Q]), "[]".into(), ANSWER.to_string()]);
+    let out = multi_hop(&kb, &model).unwrap();
+    let h = hops(&out);
+    assert_eq!(h[0].sub_queries, [KEEPER_Q]);
+    let note = h[0].note.as_deref().unwrap();
+    assert!(note.contains("not searches") && note.contains("\"keeper\"") && note.contains("Heron ferry") && note.contains("[#1] fixtures/multihop/keeper.md"), "{note}");
+    assert_eq!(h[1].sub_queries, [FERRY_Q]);
+    assert!(h[1].note.as_deref().unwrap().contains("\"ferry\""), "{:?}", h[1].note);
+    assert!(out.answer.grounded, "{:?}", out.answer);
+}
+
+#[test]
+fn a_decomposition_of_only_fragments_searches_the_question_as_asked() {
+    let kb = kb();
+    let model = Scripted::new([list(&["keeper", "ferry"]), "[]".into(), ANSWER.to_string()]);
+    let out = multi_hop(&kb, &model).unwrap();
+    let h = hops(&out);
+    assert_eq!(h[0].sub_queries, [QUESTION]);
+    let note = h[0].note.as_deref().unwrap();
+    assert!(note.contains("not searches") && note.contains("searched it as asked"), "{note}");
+}
+
+#[test]
+fn the_pool_is_sized_to_what_a_small_context_can_take() {
+    let mut kb = kb();
+    kb.cfg.llm.context_tokens = 1024;
+    let model = Scripted::new([list(&[KEEPER_Q, FERRY_Q]), ANSWER.to_string()]);
+    let out = multi_hop(&kb, &model).unwrap();
+    // 1024 tokens leave room for about two chunks of evidence, not 24.
+    assert_eq!(out.explain.hits.len(), 2, "{:?}", out.explain.hits.iter().map(|h| &h.doc_path).collect::<Vec<_>>());
+    let h = hops(&out);
+    assert_eq!(kinds(h), [HopKind::Decompose, HopKind::Synthesize], "the full pool stops the rounds");
+    assert!(h[1].note.as_deref().unwrap().contains("what the model's context"), "{:?}", h[1].note);
+    assert_eq!(model.requests().len(), 2);
 }

@@ -65,13 +65,23 @@ fn ask_multi_hop_without_json_prints_the_answer_and_its_sources() {
 }
 
 #[test]
-fn an_unreadable_decomposition_is_a_clean_refusal() {
+fn with_strict_multi_hop_an_unreadable_decomposition_is_a_clean_refusal() {
     let env = env_with_server(&["Let me think step by step.", "Still thinking."]);
-    let v = env.json(&["ask", "--multi-hop", QUESTION]);
+    let v = env.json(&["ask", "--multi-hop", "--strict-multi-hop", QUESTION]);
     assert_eq!(v["refusal_reason"], "multi_hop_decompose_failed");
     assert_eq!(v["hops"].as_array().unwrap().len(), 1);
-    let out = env.run(&["ask", "--multi-hop", "--fail-on-refusal", QUESTION]);
+    let out = env.run(&["ask", "--multi-hop", "--strict-multi-hop", "--fail-on-refusal", QUESTION]);
     assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn an_unreadable_decomposition_falls_back_to_a_single_pass_answer() {
+    let env = env_with_server(&["Let me think step by step.", ANSWER]);
+    let v = env.json(&["ask", "--multi-hop", QUESTION]);
+    assert_eq!(v["refusal_reason"], serde_json::Value::Null, "{v}");
+    let hops = v["hops"].as_array().unwrap();
+    assert_eq!(hops.len(), 2, "{v}");
+    assert!(hops[0]["note"].as_str().unwrap().contains("single-pass"), "{v}");
 }
 
 #[test]

@@ -56,6 +56,10 @@ pub struct Args {
     /// ask for more rounds before answering (needs a model server)
     #[arg(long)]
     multi_hop: bool,
+    /// With --multi-hop: refuse when the model's sub-questions cannot be read,
+    /// instead of answering the question single-pass
+    #[arg(long, requires = "multi_hop")]
+    strict_multi_hop: bool,
 }
 
 /// The question from the arguments, or from stdin when it is `-` or absent
@@ -138,6 +142,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         stream: !args.no_stream,
         turn,
         multi_hop: args.multi_hop,
+        strict_multi_hop: args.strict_multi_hop,
     };
     let mut streamer = Streamer::new(!ctx.out.json && !args.no_stream);
     let outcome = kb.ask(&opts, &mut |piece| streamer.piece(piece), &cancel)?;

@@ -99,7 +99,9 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
         LlmProvider::Openai => {
             let url = http::openai_url(&llm.base_url, "models");
             match http::get_with(&url, probe, http::api_key(&llm.api_key_env).as_deref()) {
-                Ok(r) if r.status().is_success() => check("llm", Status::Ok, format!("{url} answers"), None),
+                Ok(r) if r.status().is_success() => {
+                    check("llm", Status::Ok, format!("{url} answers; {}", context_note(llm, None)), None)
+                }
                 Ok(r) => check(
                     "llm",
                     Status::Fail,
@@ -110,7 +112,11 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
             }
         }
         LlmProvider::Ollama | LlmProvider::Auto => match ollama::probe(&llm.base_url, &llm.model, probe) {
-            Ok(true) => check("llm", Status::Ok, format!("Ollama at {} has {}", llm.base_url, llm.model), None),
+            Ok(true) => {
+                let reported = crate::llm::ChatModel::context_window(&ollama::Ollama::from_config(llm));
+                let detail = format!("Ollama at {} has {}; {}", llm.base_url, llm.model, context_note(llm, reported));
+                check("llm", Status::Ok, detail, None)
+            }
             Ok(false) => check(
                 "llm",
                 if auto { Status::Warn } else { Status::Fail },
@@ -125,6 +131,19 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
             ),
             Err(e) => check("llm", Status::Fail, e.to_string(), Some(pull)),
         },
+    }
+}
+
+/// Which context kebab plans with (and sends Ollama as `num_ctx`): the
+/// configured one, or the model's maximum when the server reports a smaller one.
+fn context_note(llm: &crate::config::LlmConfig, reported: Option<usize>) -> String {
+    let configured = llm.context_tokens;
+    match reported {
+        Some(max) if max < configured => {
+            format!("context {max} tokens (the model's maximum, below llm.context_tokens = {configured})")
+        }
+        Some(max) => format!("context {configured} tokens (llm.context_tokens; the model takes up to {max})"),
+        None => format!("context {configured} tokens (llm.context_tokens; the server reports no maximum)"),
     }
 }
 

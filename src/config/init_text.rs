@@ -68,6 +68,8 @@ temperature = {temp:.1}
 seed = {seed}
 # The model's context window; the evidence budget shrinks to fit it.
 context_tokens = {ctx}
+# The longest answer asked of the model, in tokens (at most a quarter of the context).
+max_answer_tokens = {max_answer}
 # Longest wait for the next piece of a response, in seconds.
 timeout_secs = {timeout}
 
@@ -109,6 +111,7 @@ timeout_secs = {emb_timeout}
         temp = d.llm.temperature,
         seed = d.llm.seed,
         ctx = d.llm.context_tokens,
+        max_answer = d.llm.max_answer_tokens,
         timeout = d.llm.timeout_secs,
         emb = d.embedding.provider.as_str(),
         emb_dir = d.embedding.model_dir,

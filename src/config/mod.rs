@@ -193,6 +193,10 @@ pub struct LlmConfig {
     pub seed: u64,
     /// The model's context window, in tokens.
     pub context_tokens: usize,
+    /// The longest answer asked of the model, in tokens (sent as Ollama's
+    /// `num_predict`, OpenAI's `max_tokens`); capped at a quarter of the
+    /// context so the prompt keeps most of it.
+    pub max_answer_tokens: usize,
     /// Idle timeout: the longest wait for the next piece of a response.
     pub timeout_secs: u64,
 }
@@ -207,6 +211,7 @@ impl Default for LlmConfig {
             temperature: 0.0,
             seed: 0,
             context_tokens: 8192,
+            max_answer_tokens: 1024,
             timeout_secs: 300,
         }
     }
@@ -336,6 +341,9 @@ impl Config {
         }
         if self.llm.context_tokens < 512 {
             return Err(bad("llm.context_tokens", "must be at least 512"));
+        }
+        if !(16..=32768).contains(&self.llm.max_answer_tokens) {
+            return Err(bad("llm.max_answer_tokens", "must be between 16 and 32768"));
         }
         if !(self.embedding.base_url.starts_with("http://") || self.embedding.base_url.starts_with("https://")) {
             return Err(bad("embedding.base_url", "must start with http:// or https://"));

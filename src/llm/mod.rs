@@ -97,6 +97,9 @@ pub struct Completion {
     pub stopped: bool,
     /// Time from sending the request to the first piece of text.
     pub first_token: Option<Duration>,
+    /// The server ended the answer at its length cap (`done_reason` /
+    /// `finish_reason` "length").
+    pub length: bool,
 }
 
 /// A model server's failure, as the chat providers report it.
@@ -115,5 +118,11 @@ pub trait ChatModel {
     /// sub-questions. The built-in extractive model only quotes evidence.
     fn follows_instructions(&self) -> bool {
         true
+    }
+    /// The largest context, in tokens, the server reports for this model
+    /// (Ollama's `/api/show`); `None` when it reports none, and kebab plans
+    /// with `llm.context_tokens` alone.
+    fn context_window(&self) -> Option<usize> {
+        None
     }
 }

@@ -3,6 +3,7 @@
 //! counts. Also `probe`, which the `auto` selector uses to ask whether a
 //! server is up and has the model.
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -15,6 +16,13 @@ use crate::config::LlmConfig;
 /// The largest `/api/tags` answer `probe` reads (a few thousand models).
 const MAX_TAGS_BODY: u64 = 4 * 1024 * 1024;
 
+/// The largest `/api/show` answer read (it carries the model's template and licence).
+const MAX_SHOW_BODY: u64 = 16 * 1024 * 1024;
+
+/// The longest wait for `/api/show` (or the idle timeout, when shorter): it
+/// only reads the model's metadata.
+const SHOW_TIMEOUT: Duration = Duration::from_secs(10);
+
 #[derive(Debug, Clone)]
 pub struct Ollama {
     /// `http://127.0.0.1:11434`, without `/api`.
@@ -22,15 +30,30 @@ pub struct Ollama {
     pub model: String,
     /// Idle timeout: the longest wait for the next piece of the answer.
     pub timeout: Duration,
+    /// The context kebab plans with (`llm.context_tokens`), sent as
+    /// `options.num_ctx` — capped at the model's maximum — because Ollama
+    /// otherwise runs the model with its own small default and silently cuts
+    /// the prompt. `None`: no `num_ctx` is sent.
+    pub context_tokens: Option<usize>,
+    /// The model's maximum context from `/api/show`, asked once.
+    window: OnceLock<Option<usize>>,
 }
 
 impl Ollama {
     pub fn new(base_url: impl Into<String>, model: impl Into<String>, timeout: Duration) -> Ollama {
-        Ollama { base_url: base_url.into(), model: model.into(), timeout }
+        Ollama { base_url: base_url.into(), model: model.into(), timeout, context_tokens: None, window: OnceLock::new() }
     }
 
     pub fn from_config(cfg: &LlmConfig) -> Ollama {
-        Ollama::new(cfg.base_url.clone(), cfg.model.clone(), Duration::from_secs(cfg.timeout_secs))
+        let mut model = Ollama::new(cfg.base_url.clone(), cfg.model.clone(), Duration::from_secs(cfg.timeout_secs));
+        model.context_tokens = Some(cfg.context_tokens);
+        model
+    }
+
+    /// `num_ctx`: the planned context, never above the model's maximum.
+    fn num_ctx(&self) -> Option<usize> {
+        let planned = self.context_tokens?;
+        Some(self.context_window().map_or(planned, |max| planned.min(max)))
     }
 
     fn url(&self) -> String {
@@ -46,6 +69,9 @@ impl Ollama {
         }
         if let Some(max) = req.max_tokens {
             options["num_predict"] = json!(max);
+        }
+        if let Some(ctx) = self.num_ctx() {
+            options["num_ctx"] = json!(ctx);
         }
         json!({"model": self.model, "messages": messages, "stream": true, "options": options})
     }
@@ -78,6 +104,12 @@ impl ChatModel for Ollama {
 
     fn provider(&self) -> &'static str {
         "ollama"
+    }
+
+    /// Asked once per model: a server that does not answer `/api/show` (or
+    /// names no context length) leaves kebab with `llm.context_tokens`.
+    fn context_window(&self) -> Option<usize> {
+        *self.window.get_or_init(|| show_context_length(&self.base_url, &self.model, self.timeout.min(SHOW_TIMEOUT)))
     }
 
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {
@@ -146,7 +178,9 @@ impl Ollama {
                     prompt_tokens: count(&event, "prompt_eval_count"),
                     completion_tokens: count(&event, "eval_count"),
                 };
-                return Ok(answer.finish(usage, false));
+                let mut done = answer.finish(usage, false);
+                done.length = event.get("done_reason").and_then(Value::as_str) == Some("length");
+                return Ok(done);
             }
         }
     }
@@ -174,6 +208,26 @@ pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<b
             .iter()
             .any(|key| m.get(*key).and_then(Value::as_str).is_some_and(|n| without_latest(n) == wanted))
     }))
+}
+
+/// The model's maximum context from `POST /api/show`: the
+/// `model_info.<architecture>.context_length` entry. `None` on any failure —
+/// an older server, another kind of server, no such field.
+fn show_context_length(base_url: &str, model: &str, timeout: Duration) -> Option<usize> {
+    let url = format!("{}/api/show", base_url.trim_end_matches('/'));
+    let resp = http::post_json(&url, timeout, &[], &json!({"model": model})).ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let body = http::read_body(resp, MAX_SHOW_BODY).ok()?;
+    let show: Value = serde_json::from_str(&body).ok()?;
+    show.get("model_info")?
+        .as_object()?
+        .iter()
+        .find(|(key, _)| key.ends_with(".context_length"))
+        .and_then(|(_, v)| v.as_u64())
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
 }
 
 fn without_latest(name: &str) -> &str {

@@ -109,7 +109,9 @@ impl OpenAi {
             return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
         };
         let stopped = answer.push(text) == Flow::Stop;
-        Ok(answer.finish(usage_of(&json).unwrap_or_default(), stopped))
+        let mut done = answer.finish(usage_of(&json).unwrap_or_default(), stopped);
+        done.length = json.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length");
+        Ok(done)
     }
 }
 
@@ -156,6 +158,8 @@ impl OpenAi {
     ) -> Result<Completion, LlmError> {
         let mut usage = Usage::default();
         let mut finished = false;
+        // The server stopped at `max_tokens`.
+        let mut length = false;
         // The first line that was not an event, while no event has come: a
         // body that ends with only such lines was not a stream of events at all.
         let mut stray: Option<String> = None;
@@ -165,7 +169,11 @@ impl OpenAi {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,
                 // Some servers close without `[DONE]`; a finish reason means the answer is whole.
-                Ok(None) if finished => return Ok(answer.finish(usage, false)),
+                Ok(None) if finished => {
+                    let mut done = answer.finish(usage, false);
+                    done.length = length;
+                    return Ok(done);
+                }
                 Ok(None) => {
                     let msg = match stray.filter(|_| events == 0) {
                         Some(line) => format!("expected server-sent events, got {}", http::excerpt(&line)),
@@ -194,7 +202,9 @@ impl OpenAi {
                 continue;
             };
             if data == "[DONE]" {
-                return Ok(answer.finish(usage, false));
+                let mut done = answer.finish(usage, false);
+                done.length = length;
+                return Ok(done);
             }
             if data.is_empty() {
                 quiet.check(url, &answer.text)?;
@@ -217,8 +227,9 @@ impl OpenAi {
                 usage = found;
             }
             let choice = event.pointer("/choices/0");
-            if choice.and_then(|c| c.get("finish_reason")).is_some_and(|r| !r.is_null()) {
+            if let Some(reason) = choice.and_then(|c| c.get("finish_reason")).filter(|r| !r.is_null()) {
                 finished = true;
+                length |= reason.as_str() == Some("length");
             }
             if let Some(piece) = choice.and_then(|c| c.pointer("/delta/content")).and_then(Value::as_str)
                 && answer.push(piece) == Flow::Stop

@@ -32,7 +32,7 @@ impl<'a> Answer<'a> {
     }
 
     pub fn finish(self, usage: Usage, stopped: bool) -> Completion {
-        Completion { text: self.text, usage, stopped, first_token: self.first_token }
+        Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false }
     }
 }
 

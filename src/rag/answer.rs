@@ -84,6 +84,18 @@ pub struct Answer {
     /// The steps of a multi-hop ask, in order; absent for a single-pass ask.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<Vec<HopRecord>>,
+    /// Why the answer text ended, when not by the model finishing: `length`,
+    /// cut at the answer cap (`llm.max_answer_tokens`). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish: Option<Finish>,
+}
+
+/// How an answer's text ended, when that matters to its reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Finish {
+    /// Cut at the answer cap; the text is kept and validated as usual.
+    Length,
 }
 
 impl Answer {
@@ -94,8 +106,19 @@ impl Answer {
 }
 
 /// Every refusal reason an answer can carry.
-pub const REFUSAL_REASONS: [&str; 6] =
-    ["no_index", "no_chunks", "score_gate", "llm_self_judge", "llm_stream_aborted", "multi_hop_decompose_failed"];
+/// `unsupported_claims`: under rag-v2, every quote the answer gave is missing
+/// from the evidence it cites. `model_error`: the model server failed before
+/// the answer finished (a wrong model name, an error status).
+pub const REFUSAL_REASONS: [&str; 8] = [
+    "no_index",
+    "no_chunks",
+    "score_gate",
+    "llm_self_judge",
+    "llm_stream_aborted",
+    "multi_hop_decompose_failed",
+    "unsupported_claims",
+    "model_error",
+];
 
 /// The static name of a stored refusal reason (rows only ever hold these).
 pub fn refusal_reason(stored: &str) -> &'static str {

@@ -17,6 +17,10 @@ pub struct ExplainRecord {
     pub packed: Vec<PackedRecord>,
     pub history_kept: usize,
     pub history_dropped: usize,
+    /// The one earlier turn kept is the previous one with its answer shortened
+    /// (no whole turn fit in what the context left).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub history_shortened: bool,
     pub timings_ms: super::Timings,
 }
 
@@ -76,6 +80,7 @@ impl Explain {
                 .collect(),
             history_kept: self.history_kept,
             history_dropped: self.history_dropped,
+            history_shortened: self.history_shortened,
             timings_ms: self.timings.clone(),
         }
     }

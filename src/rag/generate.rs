@@ -1,12 +1,15 @@
 //! Generate: run the model on the calling thread, pass each piece of text to
 //! the sink as it arrives, and stop when the user cancels. A sink that went
 //! away (a closed pipe) never stops generation: the answer is still built and
-//! saved.
+//! saved. A server that ignores the answer cap (`max_tokens`) is cut by
+//! kebab at about that many tokens, so a model stuck in a loop cannot stream
+//! until its context fills; the answer is kept and marked.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::llm::{ChatModel, ChatRequest, Flow, LlmError, Usage};
+use crate::script::estimate_tokens;
 
 pub struct Generated {
     pub text: String,
@@ -15,26 +18,52 @@ pub struct Generated {
     pub aborted: bool,
     pub first_token: Option<Duration>,
     pub error: Option<LlmError>,
+    /// The answer ended at the cap (`req.max_tokens`): the server said so,
+    /// or kebab stopped reading there.
+    pub length: bool,
 }
 
 /// `sink` returns false once it can take no more text.
 pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Generated {
     let mut sink_alive = true;
+    let mut capped = false;
+    // Each streamed piece is about one token on a real server; a larger piece counts as its estimate.
+    let mut received = 0usize;
+    let cap = req.max_tokens.map(|n| n as usize);
     let mut on_text = |piece: &str| {
         if sink_alive {
             sink_alive = sink(piece);
         }
-        if cancel.load(Ordering::SeqCst) { Flow::Stop } else { Flow::Continue }
+        if cancel.load(Ordering::SeqCst) {
+            return Flow::Stop;
+        }
+        if let Some(cap) = cap {
+            received += estimate_tokens(piece).max(1);
+            if received > cap {
+                capped = true;
+                return Flow::Stop;
+            }
+        }
+        Flow::Continue
     };
-    match model.chat(req, &mut on_text) {
+    let result = model.chat(req, &mut on_text);
+    match result {
         Ok(c) => Generated {
-            aborted: c.stopped || cancel.load(Ordering::SeqCst),
+            aborted: (c.stopped && !capped) || cancel.load(Ordering::SeqCst),
+            length: c.length || capped,
             text: c.text,
             usage: c.usage,
             first_token: c.first_token,
             error: None,
         },
-        Err(e) => Generated { text: e.partial().to_string(), usage: Usage::default(), aborted: true, first_token: None, error: Some(e) },
+        Err(e) => Generated {
+            text: e.partial().to_string(),
+            usage: Usage::default(),
+            aborted: true,
+            first_token: None,
+            error: Some(e),
+            length: false,
+        },
     }
 }
 

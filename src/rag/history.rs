@@ -4,9 +4,19 @@
 //! drop first. Old answers lose their `[#n]` markers, which pointed at evidence
 //! the model no longer sees and must not be confused with the new numbering.
 //! A turn without any answer text (the model failed before writing) is left out.
+//! Under a small context the previous turn is still kept — its question and a
+//! short form of its answer — when not even it fits whole: the ask keeps room
+//! for it (`reserve`) before packing the evidence, so a follow-up's prompt
+//! always has the conversation it follows.
 
 use super::expand::{PriorTurn, clean};
-use crate::script::estimate_tokens;
+use crate::script::{estimate_tokens, shorten};
+
+/// The short form of the previous answer, in characters.
+const SHORT_ANSWER_CHARS: usize = 300;
+
+/// Each message carries a few tokens of chat framing.
+const FRAMING_TOKENS: usize = 8;
 
 /// One earlier turn as the prompt shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +31,24 @@ pub struct HistorySelection {
     pub turns: Vec<HistoryTurn>,
     pub dropped: usize,
     pub tokens: usize,
+    /// The one turn kept is the previous one with its answer shortened.
+    pub shortened: bool,
+}
+
+/// The previous answered turn, with its answer cut to its short form.
+fn short_form(turns: &[PriorTurn]) -> Option<HistoryTurn> {
+    let t = turns.iter().rev().find(|t| !clean(&t.answer).trim().is_empty())?;
+    Some(HistoryTurn { question: t.question.clone(), answer: shorten(&clean(&t.answer), SHORT_ANSWER_CHARS) })
+}
+
+fn cost(h: &HistoryTurn) -> usize {
+    estimate_tokens(&h.question) + estimate_tokens(&h.answer) + FRAMING_TOKENS
+}
+
+/// Tokens kept back from the evidence for the previous turn's short form;
+/// 0 outside a conversation.
+pub fn reserve(turns: &[PriorTurn]) -> usize {
+    short_form(turns).map_or(0, |h| cost(&h))
 }
 
 /// `turns` is the whole conversation so far, oldest first.
@@ -37,16 +65,23 @@ pub fn select(turns: &[PriorTurn], max_turns: usize, budget_tokens: usize) -> Hi
         if h.answer.trim().is_empty() {
             continue;
         }
-        // Each message carries a few tokens of chat framing.
-        let cost = estimate_tokens(&h.question) + estimate_tokens(&h.answer) + 8;
+        let cost = cost(&h);
         if used + cost > budget_tokens {
             break;
         }
         used += cost;
         kept.push(h);
     }
+    let mut shortened = false;
+    if kept.is_empty() && max_turns > 0
+        && let Some(short) = short_form(turns).filter(|h| cost(h) <= budget_tokens)
+    {
+        used = cost(&short);
+        kept.push(short);
+        shortened = true;
+    }
     kept.reverse();
-    HistorySelection { dropped: turns.len() - kept.len(), turns: kept, tokens: used }
+    HistorySelection { dropped: turns.len() - kept.len(), turns: kept, tokens: used, shortened }
 }
 
 #[cfg(test)]
@@ -86,6 +121,22 @@ mod tests {
         let qs: Vec<&str> = s.turns.iter().map(|t| t.question.as_str()).collect();
         assert_eq!(qs, ["question 0", "question 2"]);
         assert_eq!(s.dropped, 1);
+    }
+
+    #[test]
+    fn when_no_whole_turn_fits_the_previous_one_is_kept_in_short_form() {
+        let mut all = turns(2);
+        all[1].answer = format!("{} [#1]", "a long answer ".repeat(100));
+        let short = reserve(&all);
+        assert!(short < select(&all[1..], 8, 10_000).tokens);
+        let s = select(&all, 8, short);
+        assert!(s.shortened);
+        assert_eq!(s.turns.len(), 1);
+        assert_eq!(s.turns[0].question, "question 1");
+        assert!(s.turns[0].answer.ends_with('…') && s.turns[0].answer.chars().count() <= SHORT_ANSWER_CHARS + 1);
+        assert_eq!(s.dropped, 1);
+        assert!(select(&all, 8, short - 1).turns.is_empty());
+        assert_eq!(reserve(&[]), 0);
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct AskOptions {
     /// Decompose the question into sub-questions and retrieve for each
     /// (`multihop`) instead of one retrieval.
     pub multi_hop: bool,
+    /// Multi-hop only: refuse (`multi_hop_decompose_failed`) when the model's
+    /// decomposition cannot be read, instead of answering single-pass.
+    pub strict_multi_hop: bool,
 }
 
 impl AskOptions {
@@ -81,6 +84,7 @@ impl AskOptions {
             stream: true,
             turn: None,
             multi_hop: false,
+            strict_multi_hop: false,
         }
     }
 }
@@ -118,6 +122,8 @@ pub struct Explain {
     /// Earlier turns put into the prompt, and how many were left out.
     pub history_kept: usize,
     pub history_dropped: usize,
+    /// The previous turn went in with its answer shortened.
+    pub history_shortened: bool,
     pub timings: Timings,
 }
 

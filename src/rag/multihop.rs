@@ -28,6 +28,15 @@ use crate::llm::{ChatModel, ChatRequest, LlmError, Message};
 use crate::script::shorten;
 use crate::search::SearchHit;
 
+/// What one pooled chunk costs the answer's prompt, for sizing the pool to
+/// the model's context: the chunker's 800-character target at about four
+/// characters a token.
+const TYPICAL_CHUNK_TOKENS: usize = 200;
+
+/// The smallest pool, however small the context: one chunk per hop of a
+/// two-hop question.
+const MIN_POOL: usize = 2;
+
 /// Longest planning reply: a JSON list of a few questions fits easily, and a
 /// model that starts answering instead is cut short.
 const PLAN_MAX_TOKENS: u32 = 400;
@@ -95,6 +104,9 @@ struct Caps {
     per_iter: usize,
     total: usize,
     pool: usize,
+    /// The pool is smaller than `rag.multi_hop_max_pool_chunks`: that many
+    /// chunks would not reach the answer through the model's context.
+    pool_by_context: bool,
 }
 
 impl Caps {
@@ -104,7 +116,18 @@ impl Caps {
             per_iter: rag.multi_hop_max_sub_queries_per_iter,
             total: rag.multi_hop_max_total_sub_queries,
             pool: rag.multi_hop_max_pool_chunks,
+            pool_by_context: false,
         }
+    }
+
+    /// Caps the pool at what the answer's evidence budget can take.
+    fn within(mut self, evidence_tokens: usize) -> Caps {
+        let fits = (evidence_tokens / TYPICAL_CHUNK_TOKENS).max(MIN_POOL);
+        if fits < self.pool {
+            self.pool = fits;
+            self.pool_by_context = true;
+        }
+        self
     }
 }
 
@@ -171,7 +194,8 @@ struct Hops<'r, 'a> {
 }
 
 pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Result<AskOutcome> {
-    let caps = Caps::of(&run.cfg.rag);
+    let system = super::render::system_prompt(run.b.template, run.b.korean, !run.prior.is_empty());
+    let caps = Caps::of(&run.cfg.rag).within(run.evidence_budget(&system));
     let mut h = Hops {
         run,
         pool: Pool { hits: Vec::new(), ids: HashSet::new(), cap: caps.pool },
@@ -197,20 +221,29 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
     if call.error.is_some() || call.aborted {
         return h.abort(HopKind::Decompose, call);
     }
-    let Some(mut subs) = plan::parse_questions(&call.text) else {
+    let Some(subs) = plan::parse_questions(&call.text) else {
         let note = format!("unreadable reply: {:?}", shorten(&call.text, 80));
-        h.record(HopKind::Decompose, Vec::new(), 0, call.ms, Some(note));
-        return h.refuse("multi_hop_decompose_failed");
+        if run.opts.strict_multi_hop {
+            h.record(HopKind::Decompose, Vec::new(), 0, call.ms, Some(note));
+            return h.refuse("multi_hop_decompose_failed");
+        }
+        // Answer single-pass: the question searched as asked, no decide rounds.
+        let subs = h.take(vec![question.to_string()]);
+        let (added, dropped) = h.search(&subs)?;
+        let note = join_notes([Some(format!("{note}; answered single-pass from the question as asked")), dropped]);
+        h.record(HopKind::Decompose, subs, added, call.ms, note);
+        return h.synthesize(None, sink, cancel);
     };
-    let mut note = None;
+    let (mut subs, fragments) = drop_fragments(subs);
+    let mut note = fragments;
     if subs.is_empty() {
         // `[]`: the model sees nothing to split; the question is its own lookup.
         subs.push(question.to_string());
-        note = Some("the model did not split the question; searched it as asked".to_string());
+        note = join_notes([note, Some("the model did not split the question; searched it as asked".to_string())]);
     }
     let subs = h.take(subs);
     let (added, dropped) = h.search(&subs)?;
-    h.record(HopKind::Decompose, subs, added, call.ms, note.or(dropped));
+    h.record(HopKind::Decompose, subs, added, call.ms, join_notes([note, dropped]));
 
     // Decide, and search again, until the model stops or a cap does.
     let mut rounds = 1;
@@ -223,7 +256,11 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
             break Some(format!("stopped at rag.multi_hop_max_total_sub_queries = {}", caps.total));
         }
         if h.pool.full() {
-            break Some(format!("stopped at rag.multi_hop_max_pool_chunks = {}", caps.pool));
+            break Some(if caps.pool_by_context {
+                format!("stopped at {} pooled chunks, what the model's context (llm.context_tokens) can take", caps.pool)
+            } else {
+                format!("stopped at rag.multi_hop_max_pool_chunks = {}", caps.pool)
+            });
         }
         let room = caps.per_iter.min(caps.total - h.searched.len());
         let evidence = h.evidence()?;
@@ -240,18 +277,44 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
             h.record(HopKind::Decide, Vec::new(), 0, call.ms, Some(note));
             break None;
         };
+        let (wanted, fragments) = drop_fragments(wanted);
         let asked_for = wanted.len();
         let subs = h.take(wanted);
         if subs.is_empty() {
             let note = (asked_for > 0).then(|| "only sub-questions already searched".to_string());
-            h.record(HopKind::Decide, Vec::new(), 0, call.ms, note);
+            h.record(HopKind::Decide, Vec::new(), 0, call.ms, join_notes([fragments, note]));
             break None;
         }
         rounds += 1;
         let (added, dropped) = h.search(&subs)?;
-        h.record(HopKind::Decide, subs, added, call.ms, dropped);
+        h.record(HopKind::Decide, subs, added, call.ms, join_notes([fragments, dropped]));
     };
     h.synthesize(stop, sink, cancel)
+}
+
+/// Sub-questions that are not searches — fragments of one or two words
+/// without a question mark, copies of an evidence entry's header — split
+/// from the rest, with a note naming them.
+fn drop_fragments(subs: Vec<String>) -> (Vec<String>, Option<String>) {
+    let (kept, dropped): (Vec<String>, Vec<String>) = subs.into_iter().partition(|q| is_search(q));
+    let note = (!dropped.is_empty()).then(|| {
+        let names: Vec<String> = dropped.iter().map(|q| format!("{:?}", shorten(q, 60))).collect();
+        format!("dropped sub-questions that are not searches: {}", names.join(", "))
+    });
+    (kept, note)
+}
+
+fn is_search(q: &str) -> bool {
+    let q = q.trim();
+    let copied = q.starts_with("[#") || q.contains(" · lines ");
+    let words = q.split_whitespace().count();
+    !copied && (words >= 3 || (q.ends_with('?') && q.chars().filter(|c| c.is_alphanumeric()).count() >= 4))
+}
+
+/// The notes that are there, joined with "; ".
+fn join_notes<const N: usize>(notes: [Option<String>; N]) -> Option<String> {
+    let kept: Vec<String> = notes.into_iter().flatten().collect();
+    (!kept.is_empty()).then(|| kept.join("; "))
 }
 
 impl Hops<'_, '_> {
@@ -365,7 +428,8 @@ impl Hops<'_, '_> {
     }
 
     /// A planning call failed or was cancelled: saved as `llm_stream_aborted`
-    /// with the error, so the command exits as a single-pass ask would.
+    /// (`model_error` for an error status) with the error, so the command
+    /// exits as a single-pass ask would.
     fn abort(mut self, kind: HopKind, call: Call) -> Result<AskOutcome> {
         let note = match &call.error {
             Some(e) => format!("the model call failed: {e}"),
@@ -373,7 +437,8 @@ impl Hops<'_, '_> {
         };
         self.record(kind, Vec::new(), 0, call.ms, Some(note));
         let explain = std::mem::take(&mut self.explain);
-        let mut built = self.run.refused("llm_stream_aborted", None, Vec::new(), explain);
+        let reason = call.error.as_ref().map_or("llm_stream_aborted", super::run::failure_reason);
+        let mut built = self.run.refused(reason, None, Vec::new(), explain);
         built.error = call.error;
         self.finish(built)
     }

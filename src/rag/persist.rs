@@ -98,6 +98,8 @@ pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
         conversation_id: row.conversation_id,
         turn_index: row.turn_index,
         hops,
+        // Not stored: the cut is marked on the answer as it is given.
+        finish: None,
         answer: row.answer,
     })
 }

@@ -17,8 +17,9 @@ use crate::search::engine::Engine;
 use crate::search::{Mode, SearchHit};
 use crate::store::{Store, now_rfc3339};
 
-/// Room kept for the model's reply when fitting evidence into its context.
-const COMPLETION_RESERVE: usize = 1024;
+/// The answer cap is at most this share (1/n) of the model's context, so a
+/// small context keeps most of itself for the evidence and the conversation.
+const ANSWER_SHARE: usize = 4;
 
 /// An answer built but not yet saved, with what explains it.
 pub(super) struct Built {
@@ -43,6 +44,11 @@ pub(super) struct Run<'a> {
     pub(super) gate: gate::Gate<'a>,
     /// Chunks in the index.
     pub(super) chunks: i64,
+    /// The context planned with: `llm.context_tokens`, never above the
+    /// model's maximum when its server reports one.
+    pub(super) context: usize,
+    /// The longest answer asked for (room kept for the reply).
+    pub(super) answer_cap: usize,
     pub(super) b: Builder<'a>,
 }
 
@@ -76,19 +82,21 @@ impl<'a> Run<'a> {
             embedding: engine.embedder().filter(|_| mode != Mode::Lexical).map(|e| e.model_id().to_string()),
             started,
         };
-        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, b })
+        let context = model.context_window().map_or(cfg.llm.context_tokens, |max| cfg.llm.context_tokens.min(max));
+        let answer_cap = cfg.llm.max_answer_tokens.min(context / ANSWER_SHARE);
+        Ok(Run { store, engine, cfg, model, opts, prior, gate, chunks, context, answer_cap, b })
     }
 
     /// The model's context taken before any evidence or history: `system`,
     /// the question and the room for the reply.
     pub(super) fn fixed_tokens(&self, system: &str) -> usize {
-        estimate_tokens(system) + estimate_tokens(&self.opts.question) + COMPLETION_RESERVE + 64
+        estimate_tokens(system) + estimate_tokens(&self.opts.question) + self.answer_cap + 64
     }
 
     /// The evidence budget: `rag.max_context_tokens`, capped by what the
     /// model's context leaves.
     pub(super) fn evidence_budget(&self, system: &str) -> usize {
-        let room = self.cfg.llm.context_tokens.saturating_sub(self.fixed_tokens(system));
+        let room = self.context.saturating_sub(self.fixed_tokens(system));
         self.cfg.rag.max_context_tokens.min(room).max(100)
     }
 
@@ -130,16 +138,22 @@ impl<'a> Run<'a> {
         // Pack.
         let t = Instant::now();
         let system = render::system_prompt(template, korean, !self.prior.is_empty());
-        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
-        // Earlier turns get what the evidence left of the model's context.
+        // In a conversation, room for the previous turn's short form is kept
+        // back from the evidence, so a small context does not lose it.
         let fixed = self.fixed_tokens(&system);
+        let reserve = history::reserve(self.prior);
+        let room = self.context.saturating_sub(fixed + reserve);
+        let budget = cfg.rag.max_context_tokens.min(room).max(100);
+        let packing = pack::pack(self.store, &hits, budget)?;
+        // Earlier turns get what the evidence left of the model's context.
         let history = history::select(
             self.prior,
             cfg.rag.history_max_turns,
-            cfg.llm.context_tokens.saturating_sub(fixed + packing.used_tokens),
+            self.context.saturating_sub(fixed + packing.used_tokens),
         );
         explain.history_kept = history.turns.len();
         explain.history_dropped = history.dropped;
+        explain.history_shortened = history.shortened;
         explain.timings.pack += ms(t);
         if packing.entries.is_empty() {
             explain.packing = packing;
@@ -151,7 +165,7 @@ impl<'a> Run<'a> {
             messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
             temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
             seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
-            max_tokens: None,
+            max_tokens: u32::try_from(self.answer_cap).ok(),
             stream: opts.stream,
             grounding: Some(Grounding {
                 question: grounding_question(&opts.question, retrieval_query),
@@ -172,7 +186,23 @@ impl<'a> Run<'a> {
         let verification = (template == Template::V2).then(|| {
             verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
         });
-        let refusal = if g.aborted { Some("llm_stream_aborted") } else { verdict.err() };
+        let all_unsupported =
+            verification.as_ref().is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty());
+        let refusal = if let Some(e) = &g.error {
+            Some(failure_reason(e))
+        } else if g.aborted {
+            Some("llm_stream_aborted")
+        } else if let Err(reason) = verdict {
+            Some(reason)
+        } else if render::is_only_the_example(&g.text) {
+            // A copy of the prompt's worked example is not an answer.
+            Some("llm_self_judge")
+        } else if all_unsupported {
+            // Every quote is missing from the evidence it cites: nothing is grounded.
+            Some("unsupported_claims")
+        } else {
+            None
+        };
         let valid: Vec<usize> =
             markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
 
@@ -195,6 +225,7 @@ impl<'a> Run<'a> {
             conversation_id: None,
             turn_index: None,
             hops: None,
+            finish: g.length.then_some(answer::Finish::Length),
         };
         explain.hits = hits;
         let packed = packing.entries.clone();
@@ -257,6 +288,17 @@ pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> Strin
     if has_content { question.to_string() } else { retrieval_query.to_string() }
 }
 
+/// The refusal reason of an ask whose model call failed: `model_error` when
+/// the server answered with an error status (a wrong model name, a crashed
+/// runner) — the user must fix something — else `llm_stream_aborted` (the
+/// stream broke, timed out or never connected).
+pub(super) fn failure_reason(err: &LlmError) -> &'static str {
+    match err {
+        LlmError::Http { .. } => "model_error",
+        _ => "llm_stream_aborted",
+    }
+}
+
 pub(super) fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
@@ -303,6 +345,8 @@ impl Builder<'_> {
             ("no_content_words", true) => "이 질문에는 찾아볼 주제어가 없습니다. \"소유권이란 무엇인가요?\"처럼 주제를 넣어 묻거나, 대화 안에서 후속 질문으로 물어보세요 (`kebab ask --session NAME` 또는 REPL).",
             ("llm_stream_aborted", false) => "The model stopped before the answer was written.",
             ("llm_stream_aborted", true) => "답이 쓰이기 전에 모델이 멈췄습니다.",
+            ("model_error", false) => "The model server turned the request down, so nothing was answered.",
+            ("model_error", true) => "모델 서버가 요청을 거절해 답하지 못했습니다.",
             (_, false) => "Nothing in your notes matches this question.",
             (_, true) => "노트에서 이 질문과 맞는 내용을 찾지 못했습니다.",
         };
@@ -324,6 +368,7 @@ impl Builder<'_> {
             conversation_id: None,
             turn_index: None,
             hops: None,
+            finish: None,
         }
     }
 }
@@ -334,7 +379,7 @@ mod tests {
     use crate::llm::{Message, Role, Usage};
 
     fn generated(usage: Usage) -> generate::Generated {
-        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None }
+        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None, length: false }
     }
 
     fn request() -> ChatRequest {

@@ -109,10 +109,13 @@ pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
 /// `provider/model · mode · used/returned chunks · top (gate) · ms · verdict`
 pub fn footer(a: &Answer) -> String {
     let r = &a.retrieval;
-    let verdict = match a.refusal_reason {
+    let mut verdict = match a.refusal_reason {
         None => "grounded".to_string(),
         Some(reason) => format!("refused: {reason}"),
     };
+    if a.finish == Some(crate::rag::answer::Finish::Length) {
+        verdict.push_str(" · cut at llm.max_answer_tokens");
+    }
     // `+ 0.0` turns a coverage of -0.0 into 0.0 for display.
     let top = r.top_score.map_or("–".to_string(), |s| format!("{:.2}", s + 0.0));
     format!(
@@ -171,7 +174,14 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         ))?;
     }
     out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
-    out.line(format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped))?;
+    let mut history = format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped);
+    if e.history_dropped > 0 {
+        history.push_str(" (no room left in the model's context, or over rag.history_max_turns)");
+    }
+    if e.history_shortened {
+        history.push_str("; the previous answer is shortened to fit");
+    }
+    out.line(history)?;
     let t = &e.timings_ms;
     out.line(format!(
         "timings ms: retrieve {:.1}, gate {:.1}, pack {:.1}, before model {:.1}, first token {}, generate {:.1}, total {:.1}",

@@ -6,6 +6,11 @@
 //! OpenAI server-sent events) so one script serves both providers.
 //! Used by `llm_providers.rs` (the providers as a library) and `faults.rs`
 //! (the same faults through the real binary).
+//!
+//! `POST /api/show` (Ollama's model metadata, asked once per model before the
+//! first answer) is answered apart from the scripts: 404 by default, or a
+//! `model_info` with the context length given to `with_show` — so a script's
+//! place in the order is that of the chat calls alone.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -29,39 +34,70 @@ pub struct Server {
     pub url: String,
     stop: Arc<AtomicBool>,
     requests: Arc<Mutex<Vec<String>>>,
+    shows: Arc<Mutex<Vec<String>>>,
     handle: Option<JoinHandle<()>>,
+}
+
+/// What a connection's thread needs besides its socket.
+#[derive(Clone)]
+struct Shared {
+    stop: Arc<AtomicBool>,
+    requests: Arc<Mutex<Vec<String>>>,
+    shows: Arc<Mutex<Vec<String>>>,
+    scripts: Arc<Mutex<std::vec::IntoIter<Vec<Step>>>>,
+    show_context: Option<u64>,
 }
 
 impl Server {
     pub fn start(scripts: Vec<Vec<Step>>) -> Server {
+        Server::with_show(scripts, None)
+    }
+
+    /// A server whose `/api/show` reports a model context of `context_length`
+    /// tokens (`None`: 404, as a server without the endpoint).
+    pub fn with_show(scripts: Vec<Vec<Step>>, context_length: Option<u64>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let (stop2, requests2) = (stop.clone(), requests.clone());
+        let shared = Shared {
+            stop: Arc::new(AtomicBool::new(false)),
+            requests: Arc::new(Mutex::new(Vec::new())),
+            shows: Arc::new(Mutex::new(Vec::new())),
+            scripts: Arc::new(Mutex::new(scripts.into_iter())),
+            show_context: context_length,
+        };
+        let (stop, requests, shows) = (shared.stop.clone(), shared.requests.clone(), shared.shows.clone());
         let handle = thread::spawn(move || {
             let deadline = Instant::now() + Duration::from_secs(60);
-            let mut scripts = scripts.into_iter();
             let mut connections = Vec::new();
-            while !stop2.load(Ordering::SeqCst) && Instant::now() < deadline {
+            while !shared.stop.load(Ordering::SeqCst) && Instant::now() < deadline {
                 match listener.accept() {
-                    Ok((socket, _)) => match scripts.next() {
-                        Some(script) => {
-                            let (stop, requests) = (stop2.clone(), requests2.clone());
-                            connections.push(thread::spawn(move || serve(socket, script, &stop, &requests)));
-                        }
-                        None => drop(socket),
-                    },
+                    Ok((socket, _)) => {
+                        let shared = shared.clone();
+                        connections.push(thread::spawn(move || serve(socket, &shared)));
+                    }
                     Err(_) => thread::sleep(Duration::from_millis(5)),
                 }
             }
-            stop2.store(true, Ordering::SeqCst);
+            shared.stop.store(true, Ordering::SeqCst);
             for c in connections {
                 let _ = c.join();
             }
         });
-        Server { url, stop, requests, handle: Some(handle) }
+        Server { url, stop, requests, shows, handle: Some(handle) }
+    }
+
+    /// The `/api/show` requests received so far.
+    pub fn show_requests(&self) -> Vec<String> {
+        self.shows.lock().unwrap().clone()
+    }
+
+    /// The JSON bodies of the chat requests received so far.
+    pub fn bodies(&self) -> Vec<serde_json::Value> {
+        self.requests()
+            .iter()
+            .filter_map(|r| r.split_once("\r\n\r\n").and_then(|(_, body)| serde_json::from_str(body).ok()))
+            .collect()
     }
 
     /// The requests received so far (head and body), in the order they were read.
@@ -79,13 +115,21 @@ impl Drop for Server {
     }
 }
 
-fn serve(mut socket: TcpStream, script: Vec<Step>, stop: &AtomicBool, requests: &Mutex<Vec<String>>) {
+fn serve(mut socket: TcpStream, shared: &Shared) {
     let _ = socket.set_nonblocking(false);
     let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
     let _ = socket.set_write_timeout(Some(Duration::from_secs(2)));
     let _ = socket.set_nodelay(true);
     let request = read_request(&mut socket);
-    requests.lock().unwrap().push(request);
+    if request.starts_with("POST /api/show ") {
+        shared.shows.lock().unwrap().push(request);
+        let Step::Send(bytes) = show_response(shared.show_context) else { return };
+        let _ = socket.write_all(&bytes).and_then(|_| socket.flush());
+        return;
+    }
+    shared.requests.lock().unwrap().push(request);
+    // A connection past the last script is closed unanswered.
+    let Some(script) = shared.scripts.lock().unwrap().next() else { return };
     for step in script {
         match step {
             Step::Send(bytes) => {
@@ -95,11 +139,23 @@ fn serve(mut socket: TcpStream, script: Vec<Step>, stop: &AtomicBool, requests: 
             }
             Step::Wait(d) => {
                 let until = Instant::now() + d;
-                while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                while Instant::now() < until && !shared.stop.load(Ordering::SeqCst) {
                     thread::sleep(Duration::from_millis(10));
                 }
             }
         }
+    }
+}
+
+/// `/api/show` as Ollama answers it (only the part kebab reads), or a 404.
+fn show_response(context_length: Option<u64>) -> Step {
+    match context_length {
+        Some(n) => response(
+            "200 OK",
+            "application/json",
+            &json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": n}}).to_string(),
+        ),
+        None => response("404 Not Found", "application/json", r#"{"error":"not found"}"#),
     }
 }
 

@@ -164,6 +164,11 @@ pub fn fake_ollama(model: &'static str, pieces: Vec<&'static str>, delay: std::t
                 let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
                 continue;
             }
+            if first.contains("/api/show") {
+                // No model metadata: kebab plans with llm.context_tokens.
+                let _ = write!(conn, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                continue;
+            }
             let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
             let send = |conn: &mut std::net::TcpStream, line: String| {
                 let line = format!("{line}\n");
