@@ -273,8 +273,11 @@ impl Target {
     fn new(fault: Fault, kind: Kind, healthy_after: bool) -> Target {
         match fault {
             Fault::Refused => {
-                let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-                Target::Dead(format!("http://127.0.0.1:{port}"))
+                // A port on 127.0.0.2, where no cell's server listens (they bind
+                // 127.0.0.1): a port freed on 127.0.0.1 could be taken by another
+                // cell's server in the meantime, and the ask would reach it.
+                let port = TcpListener::bind("127.0.0.2:0").unwrap().local_addr().unwrap().port();
+                Target::Dead(format!("http://127.0.0.2:{port}"))
             }
             Fault::NeverAccepted => Target::Listener { listener: TcpListener::bind("127.0.0.1:0").unwrap(), _held: Vec::new() },
             Fault::BacklogFull => {
