@@ -118,7 +118,10 @@ pub fn answer(g: &Grounding) -> String {
     let mut scored: Vec<(f64, usize)> = indexed
         .iter()
         .enumerate()
-        .filter(|(_, u)| u.unit.kind != UnitKind::Code && !already_said(&said, &u.unit.text))
+        // A bare follow-up ("why?", "tell me more") wants something new; a
+        // question with words of its own may well be answered by the same
+        // sentence again.
+        .filter(|(_, u)| u.unit.kind != UnitKind::Code && !(bare && already_said(&said, &u.unit.text)))
         .filter_map(|(i, u)| {
             // Earlier evidence ranked higher in search.
             let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
