@@ -446,9 +446,9 @@ fn check_cell(base: &Env, fault: Fault, kind: Kind, front: Front) -> (Duration, 
 
     // The message: the failure, the endpoint, and what to do.
     let lead = if expect.partial.is_empty() {
-        "error: the model did not answer; the question is saved as aborted: "
+        "error: the model did not answer; the question is saved: "
     } else {
-        "error: the answer was cut short; the partial text is saved as aborted: "
+        "error: the answer was cut short; the partial text is saved: "
     };
     check(shown.contains(lead), format!("no {lead:?}"));
     for fragment in &expect.message {
@@ -558,7 +558,7 @@ fn with_json_a_model_failure_prints_one_error_document() {
     assert_eq!(doc["schema_version"], "error.v1");
     assert_eq!(doc["code"], "llm");
     let message = doc["message"].as_str().unwrap();
-    assert!(message.contains("the answer was cut short; the partial text is saved as aborted"), "{message}");
+    assert!(message.contains("the answer was cut short; the partial text is saved"), "{message}");
     assert!(message.contains("closed the connection mid-answer"), "{message}");
     assert_eq!(saved(&env), vec![(PARTIAL.to_string(), Some("llm_stream_aborted".to_string()), None)]);
 }

@@ -72,9 +72,9 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
 /// is not reported as an answer "cut short".
 pub fn failure_lead(err: &LlmError, saved: bool) -> &'static str {
     match (err.partial().is_empty(), saved) {
-        (true, true) => "the model did not answer; the question is saved as aborted",
+        (true, true) => "the model did not answer; the question is saved",
         (true, false) => "the model did not answer",
-        (false, true) => "the answer was cut short; the partial text is saved as aborted",
+        (false, true) => "the answer was cut short; the partial text is saved",
         (false, false) => "the answer was cut short",
     }
 }

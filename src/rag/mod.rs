@@ -130,7 +130,7 @@ pub struct Explain {
 pub struct AskOutcome {
     pub answer: Answer,
     pub explain: Explain,
-    /// The model failed; the answer holds any partial text and was saved as aborted.
+    /// The model failed; the answer holds any partial text and was saved (as `llm_stream_aborted` or `model_error`).
     pub error: Option<LlmError>,
     /// Row id in `answers`, None when read-only.
     pub answer_id: Option<i64>,
