@@ -7,7 +7,7 @@
 
 use super::text::{Unit, UnitKind};
 use crate::script::is_cjk;
-use crate::words as query;
+use crate::words;
 
 /// What kind of answer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,7 @@ const KOREAN_VERB_ENDINGS: &[&str] = &["해서", "하는", "하고", "하면", "
 /// A Korean word as matched against sentences: particle, then a verb ending
 /// stripped, keeping at least two syllables.
 pub fn korean_stem(word: &str) -> String {
-    let w = query::strip_particle(word);
+    let w = words::strip_particle(word);
     for e in KOREAN_VERB_ENDINGS {
         if let Some(stem) = w.strip_suffix(e)
             && stem.chars().count() >= 2
@@ -93,7 +93,7 @@ pub fn korean_stem(word: &str) -> String {
 /// Content words of `text`, stemmed (Korean: particle stripped, shared with search).
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word) && !query::is_filler(&t.word)) {
+    for t in words::terms(text).into_iter().filter(|t| !words::is_question_word(&t.word) && !words::is_filler(&t.word)) {
         let term = if t.cjk { korean_stem(&t.word) } else { stem(&t.word) };
         if !out.contains(&term) {
             out.push(term);
@@ -114,14 +114,14 @@ pub struct Indexed<'a> {
 impl<'a> Indexed<'a> {
     pub fn new(unit: &'a Unit, all: &[Unit]) -> Indexed<'a> {
         let follow_lower = unit.follow.iter().map(|&i| all[i].text.to_lowercase()).collect::<Vec<_>>().join(" ");
-        Indexed { unit, words: query::words(&unit.text).iter().map(|w| stem(w)).collect(), lower: unit.text.to_lowercase(), follow_lower }
+        Indexed { unit, words: words::words(&unit.text).iter().map(|w| stem(w)).collect(), lower: unit.text.to_lowercase(), follow_lower }
     }
 
     pub fn has(&self, term: &str) -> bool {
         match term.chars().count() {
             // One syllable matches inside too many words (`값` in `값을`, but
             // also `건` in `조건`): it must be a whole word.
-            1 if term.chars().any(is_cjk) => self.words.iter().any(|w| query::strip_particle(w) == term),
+            1 if term.chars().any(is_cjk) => self.words.iter().any(|w| words::strip_particle(w) == term),
             _ if term.chars().any(is_cjk) => self.lower.contains(term),
             _ => self.words.iter().any(|w| w == term),
         }
@@ -131,7 +131,7 @@ impl<'a> Indexed<'a> {
         if term.chars().any(is_cjk) {
             self.follow_lower.contains(term)
         } else {
-            query::words(&self.follow_lower).iter().any(|w| stem(w) == term)
+            words::words(&self.follow_lower).iter().any(|w| stem(w) == term)
         }
     }
 }
@@ -219,13 +219,13 @@ impl Indexed<'_> {
     /// topic particle (`소유권은`, `벌집이란`).
     pub fn subject_has(&self, term: &str) -> bool {
         if term.chars().any(is_cjk) {
-            return query::words(&self.lower).iter().take(6).any(|w| {
+            return words::words(&self.lower).iter().take(6).any(|w| {
                 ["은", "는", "이란", "란", "이라는"].iter().any(|p| w.strip_suffix(p).is_some_and(|s| korean_stem(s).starts_with(term)))
             });
         }
         let cut = [" is ", " are ", " means ", " refers "].iter().filter_map(|v| self.lower.find(v)).min();
         match cut {
-            Some(end) if end <= 80 => query::words(&self.lower[..end]).iter().any(|w| stem(w) == term),
+            Some(end) if end <= 80 => words::words(&self.lower[..end]).iter().any(|w| stem(w) == term),
             _ => false,
         }
     }
