@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the labelled question sets in fixtures/labelled/ (see docs/evaluation-gate.md).
+"""Checks the labelled question sets in fixtures/labelled/ (see docs/gate.md).
 
 - every id is unique and every item has a known kind;
 - answerable items name gold file(s) and facts (lists of lowercase phrasings);

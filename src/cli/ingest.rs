@@ -152,7 +152,7 @@ struct IngestDoc<'a> {
 /// With no PATH and no `workspace.roots`: the folders already in the
 /// database (how people re-run ingest after editing notes), named as walked.
 fn known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<Vec<PathBuf>> {
-    let roots: Vec<PathBuf> = store.stats()?.roots.into_iter().map(|r| PathBuf::from(r.path)).collect();
+    let roots: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
     if roots.is_empty() {
         return Err(UserError::new("bad_input", "nothing to ingest: no PATH given, workspace.roots is empty and nothing is indexed yet")
             .with_hint("run `kebab ingest PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")

@@ -113,15 +113,11 @@ impl Ctx {
                 .with_hint("run `kebab ingest PATH` to index a folder of notes (`kebab init` first writes a config to edit)")
                 .into());
         }
-        self.open_store()
+        self.create_store()
     }
 
     /// Opens the database, creating it unless read-only: for commands that write.
     pub fn create_store(&self) -> Result<Store> {
-        self.open_store()
-    }
-
-    fn open_store(&self) -> Result<Store> {
         let db = &self.paths.database;
         let auto = !self.readonly && db.exists() && crate::store::not_writable(db);
         if auto {
@@ -172,7 +168,8 @@ pub fn main() -> i32 {
             // `args_os`: `args` itself panics on an argument that is not UTF-8.
             let json = std::env::args_os().any(|a| a == "--json");
             if e.kind() == clap::error::ErrorKind::InvalidUtf8 {
-                return not_utf8_argument(json);
+                let out = Output { json, quiet: true, color: ColorChoice::Never };
+                return report(out, &not_utf8_argument());
             }
             if code != 0 && json {
                 let doc = ErrorDoc {
@@ -191,37 +188,33 @@ pub fn main() -> i32 {
     match run(cli, out) {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
-        Err(err) => {
-            let failure = crate::render::failure::classify(&err);
-            if out.json {
-                let _ = out.json(&failure.doc);
-            }
-            // Messages can quote paths, notes and servers: no raw control characters.
-            let printable = crate::script::printable;
-            eprintln!("{} {}", out.paint_err("error:", owo_colors::Style::new().red().bold()), printable(&failure.doc.message));
-            if let Some(hint) = &failure.doc.hint {
-                eprintln!("{} {}", out.paint_err("hint:", owo_colors::Style::new().cyan()), printable(hint));
-            }
-            failure.exit_code
-        }
+        Err(err) => report(out, &err),
     }
 }
 
+/// Prints a failed command's `error:` and `hint:` lines (and `error.v1` with
+/// `--json`) and returns its exit code.
+fn report(out: Output, err: &anyhow::Error) -> i32 {
+    let failure = crate::render::failure::classify(err);
+    if out.json {
+        let _ = out.json(&failure.doc);
+    }
+    // Messages can quote paths, notes and servers: no raw control characters.
+    let printable = crate::script::printable;
+    eprintln!("{} {}", out.paint_err("error:", owo_colors::Style::new().red().bold()), printable(&failure.doc.message));
+    if let Some(hint) = &failure.doc.hint {
+        eprintln!("{} {}", out.paint_err("hint:", owo_colors::Style::new().cyan()), printable(hint));
+    }
+    failure.exit_code
+}
+
 /// clap's own message for an argument that is not UTF-8 does not say which:
-/// this one names it (shown lossily) and exits 1 like any bad input.
-fn not_utf8_argument(json: bool) -> i32 {
+/// this one names it (shown lossily); it is bad input, exit 1.
+fn not_utf8_argument() -> anyhow::Error {
     let bad = std::env::args_os().skip(1).find(|a| a.to_str().is_none()).unwrap_or_default();
-    let err = crate::error::UserError::new("bad_input", format!("the argument {:?} is not valid UTF-8", bad.to_string_lossy()))
-        .with_hint("names, queries and options must be UTF-8 text; file and folder paths may be any bytes");
-    let doc = crate::render::failure::classify(&err.into()).doc;
-    if json {
-        let _ = Output { json: true, quiet: true, color: ColorChoice::Never }.json(&doc);
-    }
-    eprintln!("error: {}", crate::script::printable(&doc.message));
-    if let Some(hint) = &doc.hint {
-        eprintln!("hint: {hint}");
-    }
-    1
+    crate::error::UserError::new("bad_input", format!("the argument {:?} is not valid UTF-8", bad.to_string_lossy()))
+        .with_hint("names, queries and options must be UTF-8 text; file and folder paths may be any bytes")
+        .into()
 }
 
 /// An argument that must be text (a query, a question): not UTF-8 is bad

@@ -38,7 +38,7 @@ max_context_tokens = {mct}
 # Refuse without calling the model when the gate's fitted probability that the
 # notes answer the question is below this cut-off: lexical (English), lexical_cjk
 # (Korean/CJK questions, any mode), vector and hybrid. Lower answers more, refuses
-# less (signals and ROC: docs/evaluation-gate.md).
+# less (signals and ROC: docs/gate.md).
 score_gate = {{ lexical = {gate}, lexical_cjk = {gate_cjk}, vector = {gate_vec}, hybrid = {gate_hyb} }}
 # In a conversation: how many earlier turns go into the prompt (newest first,
 # the oldest dropped first when the model's context runs short).

@@ -158,7 +158,7 @@ pub struct ScoreGate {
 
 impl Default for ScoreGate {
     fn default() -> Self {
-        // Read from the dev-split ROC (docs/evaluation-gate.md).
+        // Read from the dev-split ROC (docs/gate.md).
         ScoreGate { lexical: 0.70, lexical_cjk: 0.65, vector: 0.65, hybrid: 0.65 }
     }
 }

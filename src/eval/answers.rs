@@ -220,14 +220,9 @@ fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
 
 /// Query id → its gold answer strings (blank strings dropped).
 fn read_gold(path: &Path) -> Result<HashMap<String, Vec<String>>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UserError::new("bad_input", format!("cannot read --answers file {}: {e}", path.display())))?;
+    let shape = "{\"_id\": QUERY-ID, \"answers\": [\"gold answer\", …]}";
     let mut out = HashMap::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let g: GoldLine = serde_json::from_str(line).map_err(|e| {
-            UserError::new("bad_input", format!("{}:{}: {e}", path.display(), i + 1))
-                .with_hint("each line is {\"_id\": QUERY-ID, \"answers\": [\"gold answer\", …]}")
-        })?;
+    for (_, g) in super::read_jsonl::<GoldLine>(path, "--answers file ", shape)? {
         let id = match g.id {
             serde_json::Value::String(s) => s,
             other => other.to_string(),

@@ -177,16 +177,11 @@ pub fn run(kb: &Kb, opts: &Options) -> Result<Report> {
 
 /// One dialogue per line (JSONL); blank lines are skipped.
 fn read(file: &Path) -> Result<Vec<Dialogue>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", file.display())))?;
+    let shape = "{\"id\", \"turns\": [{\"question\", \"kind\", \"sources\", \"must_contain\", \"refusal\"}]}";
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let d: Dialogue = serde_json::from_str(line).map_err(|e| {
-            UserError::new("bad_input", format!("{}:{}: {e}", file.display(), i + 1))
-                .with_hint("each line is {\"id\", \"turns\": [{\"question\", \"kind\", \"sources\", \"must_contain\", \"refusal\"}]}")
-        })?;
+    for (line, d) in super::read_jsonl::<Dialogue>(file, "", shape)? {
         if d.turns.is_empty() {
-            return Err(UserError::new("bad_input", format!("{}:{}: dialogue {:?} has no turns", file.display(), i + 1, d.id)).into());
+            return Err(UserError::new("bad_input", format!("{}:{line}: dialogue {:?} has no turns", file.display(), d.id)).into());
         }
         out.push(d);
     }

@@ -179,17 +179,8 @@ pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
 }
 
 fn read(set: &Path) -> Result<Vec<Item>> {
-    let text = std::fs::read_to_string(set)
-        .map_err(|e| UserError::new("bad_input", format!("cannot read {}: {e}", set.display())))?;
-    let mut items = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let item: Item = serde_json::from_str(line).map_err(|e| {
-            UserError::new("bad_input", format!("{}:{}: {e}", set.display(), i + 1))
-                .with_hint("each line is {\"id\",\"question\",\"kind\",\"sources\",\"facts\"}; see docs/evaluation-gate.md")
-        })?;
-        items.push(item);
-    }
-    Ok(items)
+    let shape = "{\"id\",\"question\",\"kind\",\"sources\",\"facts\"}; see docs/gate.md";
+    Ok(super::read_jsonl(set, "", shape)?.into_iter().map(|(_, item)| item).collect())
 }
 
 /// Whether every fact has one of its phrasings in `answer` (case and

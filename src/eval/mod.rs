@@ -9,3 +9,27 @@ pub mod labelled;
 pub mod metrics;
 pub mod retrieval;
 pub mod split;
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::de::DeserializeOwned;
+
+use crate::error::UserError;
+
+/// The records of a JSONL file, each with its 1-based line number; blank
+/// lines are skipped. A line that does not parse is bad input naming the file
+/// and line, with `shape` as the hint. `what` names the file in a read error
+/// (`--answers file`).
+fn read_jsonl<T: DeserializeOwned>(path: &Path, what: &str, shape: &str) -> Result<Vec<(usize, T)>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UserError::new("bad_input", format!("cannot read {what}{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let record = serde_json::from_str(line).map_err(|e| {
+            UserError::new("bad_input", format!("{}:{}: {e}", path.display(), i + 1)).with_hint(format!("each line is {shape}"))
+        })?;
+        out.push((i + 1, record));
+    }
+    Ok(out)
+}

@@ -67,6 +67,17 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
     }
 }
 
+/// The refusal reason of an ask whose model call failed: `model_error` when
+/// the server answered with an error status (a wrong model name, a crashed
+/// runner) — the user must fix something — else `llm_stream_aborted` (the
+/// stream broke, timed out or never connected).
+pub fn failure_reason(err: &LlmError) -> &'static str {
+    match err {
+        LlmError::Http { .. } => "model_error",
+        _ => "llm_stream_aborted",
+    }
+}
+
 /// How a front end introduces a model failure: whether any text arrived, and
 /// whether the ask was saved (not when read-only) — so a refused connection
 /// is not reported as an answer "cut short".

@@ -437,7 +437,7 @@ impl Hops<'_, '_> {
         };
         self.record(kind, Vec::new(), 0, call.ms, Some(note));
         let explain = std::mem::take(&mut self.explain);
-        let reason = call.error.as_ref().map_or("llm_stream_aborted", super::run::failure_reason);
+        let reason = call.error.as_ref().map_or("llm_stream_aborted", super::generate::failure_reason);
         let mut built = self.run.refused(reason, None, Vec::new(), explain);
         built.error = call.error;
         self.finish(built)

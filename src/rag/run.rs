@@ -96,7 +96,9 @@ impl<'a> Run<'a> {
     /// The evidence budget: `rag.max_context_tokens`, capped by what the
     /// model's context leaves.
     pub(super) fn evidence_budget(&self, system: &str) -> usize {
-        let room = self.context.saturating_sub(self.fixed_tokens(system));
+        // In a conversation, room for the previous turn's short form is kept
+        // back from the evidence, so a small context does not lose it.
+        let room = self.context.saturating_sub(self.fixed_tokens(system) + history::reserve(self.prior));
         self.cfg.rag.max_context_tokens.min(room).max(100)
     }
 
@@ -138,13 +140,8 @@ impl<'a> Run<'a> {
         // Pack.
         let t = Instant::now();
         let system = render::system_prompt(template, korean, !self.prior.is_empty());
-        // In a conversation, room for the previous turn's short form is kept
-        // back from the evidence, so a small context does not lose it.
         let fixed = self.fixed_tokens(&system);
-        let reserve = history::reserve(self.prior);
-        let room = self.context.saturating_sub(fixed + reserve);
-        let budget = cfg.rag.max_context_tokens.min(room).max(100);
-        let packing = pack::pack(self.store, &hits, budget)?;
+        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
         // Earlier turns get what the evidence left of the model's context.
         let history = history::select(
             self.prior,
@@ -182,26 +179,13 @@ impl<'a> Run<'a> {
 
         // Extract, validate, verify.
         let markers = extract::markers(&g.text);
-        let verdict = validate::validate(&g.text, &markers, packing.entries.len());
         let verification = (template == Template::V2).then(|| {
             verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
         });
-        let all_unsupported =
-            verification.as_ref().is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty());
-        let refusal = if let Some(e) = &g.error {
-            Some(failure_reason(e))
-        } else if g.aborted {
-            Some("llm_stream_aborted")
-        } else if let Err(reason) = verdict {
-            Some(reason)
-        } else if render::is_only_the_example(&g.text) {
-            // A copy of the prompt's worked example is not an answer.
-            Some("llm_self_judge")
-        } else if all_unsupported {
-            // Every quote is missing from the evidence it cites: nothing is grounded.
-            Some("unsupported_claims")
-        } else {
-            None
+        let refusal = match &g.error {
+            Some(e) => Some(generate::failure_reason(e)),
+            None if g.aborted => Some("llm_stream_aborted"),
+            None => validate::verdict(&g.text, &markers, packing.entries.len(), verification.as_ref()).err(),
         };
         let valid: Vec<usize> =
             markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
@@ -286,17 +270,6 @@ pub(super) fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
 pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> String {
     let has_content = crate::search::query::terms(question).iter().any(|t| !crate::search::query::is_question_word(&t.word));
     if has_content { question.to_string() } else { retrieval_query.to_string() }
-}
-
-/// The refusal reason of an ask whose model call failed: `model_error` when
-/// the server answered with an error status (a wrong model name, a crashed
-/// runner) — the user must fix something — else `llm_stream_aborted` (the
-/// stream broke, timed out or never connected).
-pub(super) fn failure_reason(err: &LlmError) -> &'static str {
-    match err {
-        LlmError::Http { .. } => "model_error",
-        _ => "llm_stream_aborted",
-    }
 }
 
 pub(super) fn ms(t: Instant) -> f64 {

@@ -1,9 +1,25 @@
 //! Validate: is the answer grounded? Non-empty, at least one marker, and
 //! every marker names a packed evidence entry. Anything else — including an
-//! answer that says the evidence is insufficient — is not grounded, refusal
-//! reason `llm_self_judge`.
+//! answer that says the evidence is insufficient, or one that only copies the
+//! prompt's worked example — is not grounded, refusal reason `llm_self_judge`.
+//! Under rag-v2, an answer whose every quote is missing from the evidence it
+//! cites is `unsupported_claims`.
 
 use super::extract::Marker;
+use super::verify::Verification;
+
+/// The whole verdict on a finished answer: `validate`, then what only a
+/// complete reply shows (a copy of the example, quotes that all fail).
+pub fn verdict(answer: &str, markers: &[Marker], packed: usize, verification: Option<&Verification>) -> Result<(), &'static str> {
+    validate(answer, markers, packed)?;
+    if super::render::is_only_the_example(answer) {
+        return Err("llm_self_judge");
+    }
+    if verification.is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty()) {
+        return Err("unsupported_claims");
+    }
+    Ok(())
+}
 
 /// `Ok(())` when grounded, else the refusal reason.
 pub fn validate(answer: &str, markers: &[Marker], packed: usize) -> Result<(), &'static str> {

@@ -27,6 +27,9 @@ pub struct Engine {
     switched_off: bool,
     /// The vectors with the database's `data_version` they were read at.
     vectors: RefCell<Option<(i64, Rc<VectorSet>)>>,
+    /// The last text embedded and its vector: an ask embeds its question for
+    /// retrieval, then the gate reads the same question's cosines.
+    last_query: RefCell<Option<(String, Rc<Vec<f32>>)>>,
     heading_weight: f64,
     rrf_k: f64,
 }
@@ -69,7 +72,7 @@ pub struct FusionTrace {
 
 impl Engine {
     pub fn new(embedder: Option<Box<dyn Embedder>>, heading_weight: f64, rrf_k: f64) -> Engine {
-        Engine { embedder, switched_off: false, vectors: RefCell::new(None), heading_weight, rrf_k }
+        Engine { embedder, switched_off: false, vectors: RefCell::new(None), last_query: RefCell::new(None), heading_weight, rrf_k }
     }
 
     /// The configured engine, and a one-line notice when the embedder is
@@ -140,7 +143,7 @@ impl Engine {
         model.load()?;
         let model_load_ms = ms(t);
         let t = Instant::now();
-        let q = model.embed(&[text])?.pop().unwrap_or_default();
+        let q = self.embed_query(model, text)?;
         let embed_ms = ms(t);
         let (set, load_ms) = self.vectors(store, model, q.len())?;
         let t = Instant::now();
@@ -154,6 +157,16 @@ impl Engine {
             load_ms,
             scan_ms: ms(t),
         })
+    }
+
+    /// `text`'s vector, embedded once for as long as it is the latest query.
+    fn embed_query(&self, model: &dyn Embedder, text: &str) -> Result<Rc<Vec<f32>>> {
+        if let Some((_, v)) = self.last_query.borrow().as_ref().filter(|(last, _)| last == text) {
+            return Ok(v.clone());
+        }
+        let v = Rc::new(model.embed(&[text])?.pop().unwrap_or_default());
+        *self.last_query.borrow_mut() = Some((text.to_string(), v.clone()));
+        Ok(v)
     }
 
     /// The mode a query really runs in: lexical when the embedder cannot read

@@ -130,8 +130,8 @@ impl Store {
         Ok(self.conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?)
     }
 
-    pub fn stats(&self) -> Result<Stats> {
-        let one = |sql: &str| -> Result<i64> { Ok(self.conn.query_row(sql, [], |r| r.get(0))?) };
+    /// The ingested folders, by name, with their document counts.
+    pub fn roots(&self) -> Result<Vec<RootRow>> {
         let mut stmt = self.conn.prepare(
             "SELECT r.name, r.abs_path,
                     (SELECT count(*) FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.root_id = r.id)
@@ -140,6 +140,12 @@ impl Store {
         let roots = stmt
             .query_map([], |r| Ok(RootRow { name: r.get(0)?, path: r.get(1)?, documents: r.get(2)? }))?
             .collect::<rusqlite::Result<_>>()?;
+        Ok(roots)
+    }
+
+    pub fn stats(&self) -> Result<Stats> {
+        let one = |sql: &str| -> Result<i64> { Ok(self.conn.query_row(sql, [], |r| r.get(0))?) };
+        let roots = self.roots()?;
         let file_len = |suffix: &str| {
             let mut p = self.path.as_os_str().to_owned();
             p.push(suffix);

@@ -8,7 +8,7 @@
 //! split of the labelled Rust Book sets (`kebab eval gate --fit`; the
 //! coefficients are in `model.rs`, one model per mode and script). The
 //! question passes when the fitted probability that it is answerable reaches
-//! the mode's cut-off in `rag.score_gate` (docs/evaluation-gate.md has the
+//! the mode's cut-off in `rag.score_gate` (docs/gate.md has the
 //! ROC the cut-offs were read from).
 //!
 //! A question with no content words ("what is it?", "???", "🦀") is not

@@ -2,7 +2,7 @@
 //! one per mode and script, and the deterministic fit that produced them.
 //!
 //! The coefficients below were printed by `kebab eval gate --fit` on the dev
-//! split of fixtures/labelled/ (docs/evaluation-gate.md has the commands).
+//! split of fixtures/labelled/ (docs/gate.md has the commands).
 //! Refitting is: run those commands, paste the printed table here.
 
 use crate::search::Mode;
