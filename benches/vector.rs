@@ -89,7 +89,7 @@ use anyhow::{Context, Result, anyhow};
 use common::process::{binary, child_peak_rss, kebab, load_average, repl_start, timed};
 use common::{Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, unit_vectors, write_corpus};
 use kebab::config::Config;
-use kebab::embed::Embedder;
+use kebab::embed::{Embedder, Role};
 use kebab::embed::local::Local;
 use kebab::ingest::{FormatChoice, IngestOptions};
 use kebab::search::engine::Engine;
@@ -473,7 +473,7 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
 
     let t = Instant::now();
     let model = Local::open(dir)?;
-    black_box(model.embed(&["a first short text to load the model"])?);
+    black_box(model.embed(&["a first short text to load the model"], Role::Document)?);
     let load_ms = t.elapsed().as_secs_f64() * 1000.0;
     eprintln!("embedding: model loaded in {load_ms:.0} ms");
     let row = |figure, kebab| Row {
@@ -497,7 +497,7 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
         for _ in 0..EMBED_ROUNDS {
             for batch in texts.chunks(EMBED_BATCH) {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-                black_box(model.embed(&refs)?);
+                black_box(model.embed(&refs, Role::Document)?);
             }
         }
         let s = t.elapsed().as_secs_f64() / EMBED_ROUNDS as f64;

@@ -188,13 +188,17 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
         return;
     };
     // One real call: a model that loads and answers is the only proof it works.
-    match model.embed(&["kebab doctor"]) {
+    match model.embed(&["kebab doctor"], crate::embed::Role::Query) {
         Ok(v) => checks.push(check("embedding", Status::Ok, format!("{} answers ({} dimensions)", model.model_id(), v[0].len()), None)),
         Err(e) => {
             checks.push(check("embedding", Status::Fail, e.to_string(), e.hint()));
             return;
         }
     }
+    let profile = crate::embed::Profile::from_config(&cfg.embedding);
+    let scripts = if profile.reads_cjk { "reads every script" } else { "Hangul/CJK left to lexical search" };
+    let roles = format!("{}; {scripts}", profile.roles.describe(cfg.embedding.provider));
+    checks.push(check("embedding roles", Status::Ok, roles, None));
     let Ok(store) = Store::open(&ctx.paths.database, true) else { return };
     let stored = store.embedding_model();
     let missing = store.count_without_vectors();
@@ -205,7 +209,11 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
             format!("the index holds vectors of {have}, not of {}", model.model_id()),
             Some("`kebab ingest --force` re-embeds every chunk with the configured model".into()),
         )),
-        (Ok(_), Ok(0)) => checks.push(check("vectors", Status::Ok, "every chunk has a vector", None)),
+        (Ok(_), Ok(0)) => {
+            let unread = store.count_unread().unwrap_or(0);
+            let what = if unread > 0 { format!("every chunk has a vector ({unread} in a script the model does not read: lexical)") } else { "every chunk has a vector".to_string() };
+            checks.push(check("vectors", Status::Ok, what, None))
+        }
         (Ok(_), Ok(n)) => checks.push(check(
             "vectors",
             Status::Warn,

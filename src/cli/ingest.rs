@@ -126,7 +126,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if ctx.out.json {
         ctx.out.json(&IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
     } else {
-        let resumed = embedded.as_ref().map_or(0, |e| e.embedded.saturating_sub(summary.chunks_written));
+        let resumed = embedded.as_ref().map_or(0, |e| (e.embedded + e.unread).saturating_sub(summary.chunks_written));
         print_summary(ctx, &summary, resumed)?;
         if let Some(e) = embedded.as_ref().filter(|e| e.embedded > 0) {
             let secs = e.elapsed_ms as f64 / 1000.0;
@@ -135,6 +135,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
                 e.embedded,
                 e.model,
                 e.embedded as f64 / secs.max(1e-3)
+            ))?;
+        }
+        if let Some(e) = embedded.as_ref().filter(|e| e.unread > 0) {
+            ctx.out.line(format!(
+                "left {} to lexical search: {} does not read their script (Hangul/CJK; see embedding.reads_cjk)",
+                if e.unread == 1 { "1 chunk".to_string() } else { format!("{} chunks", e.unread) },
+                e.model
             ))?;
         }
     }

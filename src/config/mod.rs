@@ -43,6 +43,18 @@ pub struct EmbeddingConfig {
     pub api_key_env: String,
     /// Longest wait for a server's answer to one batch, in seconds.
     pub timeout_secs: u64,
+    /// Prepended to every query; unset = the model's own (`embed::roles`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_prefix: Option<String>,
+    /// Prepended to every chunk; unset = the model's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_prefix: Option<String>,
+    /// Send `input_type: "query" | "passage"` (OpenAI-compatible servers that take it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<bool>,
+    /// Whether the model reads Hangul/CJK text; unset = from the model name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads_cjk: Option<bool>,
 }
 
 impl Default for EmbeddingConfig {
@@ -54,6 +66,10 @@ impl Default for EmbeddingConfig {
             base_url: "http://127.0.0.1:11434".into(),
             api_key_env: "OPENAI_API_KEY".into(),
             timeout_secs: 120,
+            query_prefix: None,
+            document_prefix: None,
+            input_type: None,
+            reads_cjk: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::roles::{Profile, Role, Roles};
 use super::{EmbedError, Embedder};
 
 /// The model's training length, in word pieces (sentence_bert_config.json).
@@ -27,6 +28,9 @@ pub const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensor
 pub struct Local {
     dir: PathBuf,
     loaded: OnceLock<Result<Loaded, String>>,
+    profile: Profile,
+    /// MODEL_ID, with the roles when the config sets any.
+    id: String,
 }
 
 struct Loaded {
@@ -41,7 +45,18 @@ impl Local {
         if FILES.iter().any(|f| !dir.join(f).is_file()) {
             return Err(EmbedError::Missing(dir.to_path_buf()));
         }
-        Ok(Local { dir: dir.to_path_buf(), loaded: OnceLock::new() })
+        // all-MiniLM-L6-v2 was trained on English and is symmetric: on the
+        // Korean Rust Book its vectors found the right source for 25% of
+        // questions, lexical search for 80%, so Hangul/CJK is left to lexical.
+        let profile = Profile { roles: Roles::default(), reads_cjk: false };
+        Ok(Local { dir: dir.to_path_buf(), loaded: OnceLock::new(), id: MODEL_ID.to_string(), profile })
+    }
+
+    /// The model served as `profile` says (the config's roles, if any).
+    pub fn with_profile(mut self, profile: Profile) -> Local {
+        self.id = profile.model_id(MODEL_ID);
+        self.profile = profile;
+        self
     }
 
     /// Opens and loads at once (tests, `kebab models status`).
@@ -99,25 +114,24 @@ impl Loaded {
 
 impl Embedder for Local {
     fn model_id(&self) -> &str {
-        MODEL_ID
+        &self.id
     }
 
-    /// all-MiniLM-L6-v2 was trained on English: on the Korean Rust Book its
-    /// vectors found the right source for 25% of questions, lexical search for
-    /// 80% (README "The gate"), so Hangul/CJK text is left to lexical search.
     fn reads(&self, text: &str) -> bool {
-        !matches!(crate::script::detect_lang(text), "ko" | "ja" | "zh")
+        self.profile.reads(text)
     }
 
     fn load(&self) -> Result<(), EmbedError> {
         self.model().map(|_| ())
     }
 
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        self.model()?.forward(texts).map_err(|e| EmbedError::Model(e.to_string()))
+        let marked = self.profile.roles.marked(texts, role);
+        let texts: Vec<&str> = marked.iter().map(String::as_str).collect();
+        self.model()?.forward(&texts).map_err(|e| EmbedError::Model(e.to_string()))
     }
 }
 
@@ -161,9 +175,9 @@ mod tests {
         let m = model();
         let texts: Vec<&str> = reference.items.iter().map(|i| i.text.as_str()).collect();
         // In one padded batch, as ingest embeds, and one by one: both must match.
-        let batch = m.embed(&texts).unwrap();
+        let batch = m.embed(&texts, Role::Document).unwrap();
         for (item, got) in reference.items.iter().zip(&batch) {
-            let single = &m.embed(&[item.text.as_str()]).unwrap()[0];
+            let single = &m.embed(&[item.text.as_str()], Role::Query).unwrap()[0];
             for v in [got, single] {
                 assert_eq!(v.len(), DIM);
                 let c = cosine(v, &item.vector);

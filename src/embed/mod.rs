@@ -8,6 +8,7 @@ pub mod install;
 pub mod local;
 pub mod ollama;
 pub mod openai;
+pub mod roles;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use ureq::http::Response;
 
 use crate::config::EmbeddingProvider;
 use crate::http::{self, ServerError};
+pub use roles::{Profile, Role};
 
 /// The largest answer read from an embedding server. A batch of 32 texts of
 /// 4096 floats is a few MB of JSON; the cap only stops a runaway server.
@@ -72,12 +74,12 @@ pub trait Embedder {
         Ok(())
     }
     /// Whether the model can represent `text` meaningfully; an English-only
-    /// model says no to Korean, and the search runs lexical instead.
-    fn reads(&self, _text: &str) -> bool {
-        true
-    }
-    /// One unit-length vector per text, in order, all of the model's dimension.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// model says no to Korean: such chunks are not embedded and such
+    /// questions run lexical.
+    fn reads(&self, text: &str) -> bool;
+    /// One unit-length vector per text, in order, all of the model's
+    /// dimension; each text marked for its `role` as the model expects.
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
 /// The configured embedder, or why there is none (a one-line notice naming
@@ -90,7 +92,7 @@ pub fn select(cfg: &crate::config::EmbeddingConfig, data_dir: &Path) -> (Option<
     }
     let dir = model_dir(&cfg.model_dir, data_dir);
     match local::Local::open(&dir) {
-        Ok(m) => (Some(Box::new(m)), None),
+        Ok(m) => (Some(Box::new(m.with_profile(Profile::from_config(cfg)))), None),
         Err(EmbedError::Missing(_)) => (
             None,
             Some(format!("no embedding model in {}: lexical search only (`kebab models install` adds semantic search)", dir.display())),
@@ -243,8 +245,11 @@ mod tests {
     #[test]
     fn select_builds_the_server_providers_without_contacting_them() {
         let data = Path::new("/nonexistent");
+        let roles = r#" query="search_query: " document="search_document: ""#;
         for (provider, id) in [(EmbeddingProvider::Ollama, "ollama/nomic-embed-text"), (EmbeddingProvider::Openai, "openai/nomic-embed-text")] {
             let cfg = crate::config::EmbeddingConfig { provider, ..Default::default() };
+            let id = format!("{id}{roles}");
+            let id = id.as_str();
             let (model, notice) = select(&cfg, data);
             assert_eq!(model.map(|m| m.model_id().to_string()).as_deref(), Some(id));
             assert_eq!(notice, None);

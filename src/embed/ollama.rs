@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::roles::{Profile, Role};
 use super::{EmbedError, Embedder};
-use crate::config::EmbeddingConfig;
+use crate::config::{EmbeddingConfig, EmbeddingProvider};
 use crate::http::{self, ServerError};
 
 #[derive(Debug, Clone)]
@@ -19,8 +20,9 @@ pub struct Ollama {
     pub model: String,
     /// Idle timeout: the longest wait for the next piece of the answer.
     pub timeout: Duration,
-    /// `ollama/MODEL`, what the vectors are tagged with.
+    /// `ollama/MODEL` and the roles: what the vectors are tagged with.
     id: String,
+    profile: Profile,
 }
 
 /// The answer's shape. Both fields are optional so that a body carrying only
@@ -34,11 +36,20 @@ struct Answer {
 impl Ollama {
     pub fn new(base_url: impl Into<String>, model: impl Into<String>, timeout: Duration) -> Ollama {
         let model = model.into();
-        Ollama { base_url: base_url.into(), id: format!("ollama/{model}"), model, timeout }
+        // The model name's own roles until `with_profile` says otherwise.
+        let profile = Profile::from_config(&EmbeddingConfig { provider: EmbeddingProvider::Ollama, model: model.clone(), ..Default::default() });
+        Ollama { base_url: base_url.into(), id: String::new(), model, timeout, profile: profile.clone() }.with_profile(profile)
     }
 
     pub fn from_config(cfg: &EmbeddingConfig) -> Ollama {
-        Ollama::new(cfg.base_url.clone(), cfg.model.clone(), Duration::from_secs(cfg.timeout_secs))
+        Ollama::new(cfg.base_url.clone(), cfg.model.clone(), Duration::from_secs(cfg.timeout_secs)).with_profile(Profile::from_config(cfg))
+    }
+
+    /// The model served as `profile` says.
+    pub fn with_profile(mut self, profile: Profile) -> Ollama {
+        self.id = profile.model_id(&format!("ollama/{}", self.model));
+        self.profile = profile;
+        self
     }
 
     fn url(&self) -> String {
@@ -77,12 +88,17 @@ impl Embedder for Ollama {
         &self.id
     }
 
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn reads(&self, text: &str) -> bool {
+        self.profile.reads(text)
+    }
+
+    /// `/api/embed` has no `input_type`: only prefixes mark the role.
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let url = self.url();
-        let body = json!({"model": self.model, "input": texts});
+        let body = json!({"model": self.model, "input": self.profile.roles.marked(texts, role)});
         let bytes = super::post_batch(&url, self.timeout, &[], &body, |resp| self.status_error(&url, resp))?;
         let answer: Answer = super::parse(&url, &bytes)?;
         drop(bytes);
@@ -104,7 +120,7 @@ mod tests {
     const SEC: Duration = Duration::from_secs(1);
 
     fn embed(url: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ollama::new(url, "nomic-embed-text", SEC).embed(texts)
+        Ollama::new(url, "nomic-embed-text", SEC).embed(texts, Role::Document)
     }
 
     fn server_err(url: &str) -> ServerError {
@@ -122,8 +138,11 @@ mod tests {
         let request = server.request();
         assert!(request.starts_with("POST /api/embed HTTP/1.1\r\n"), "{request}");
         let body: Value = serde_json::from_str(request.split("\r\n\r\n").nth(1).unwrap()).unwrap();
-        assert_eq!(body, json!({"model": "nomic-embed-text", "input": ["first", "second", "third"]}));
-        assert_eq!(Ollama::new("http://h", "nomic-embed-text", SEC).model_id(), "ollama/nomic-embed-text");
+        // nomic-embed-text is asymmetric: chunks go with its document prefix.
+        let input = json!(["search_document: first", "search_document: second", "search_document: third"]);
+        assert_eq!(body, json!({"model": "nomic-embed-text", "input": input}));
+        assert!(Ollama::new("http://h", "nomic-embed-text", SEC).model_id().starts_with("ollama/nomic-embed-text query="));
+        assert_eq!(Ollama::new("http://h", "bge-m3", SEC).model_id(), "ollama/bge-m3");
     }
 
     #[test]
@@ -226,7 +245,7 @@ mod tests {
         ] {
             let server = fake::serve_steps(steps);
             let started = Instant::now();
-            let err = Ollama::new(&server.url, "m", quick).embed(&["a"]).unwrap_err();
+            let err = Ollama::new(&server.url, "m", quick).embed(&["a"], Role::Query).unwrap_err();
             assert!(matches!(err, EmbedError::Server(ServerError::Timeout { .. })), "{err:?}");
             assert!(err.hint().is_some_and(|h| h.contains("embedding.timeout_secs")));
             assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());

@@ -13,8 +13,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::roles::{Profile, Role};
 use super::{EmbedError, Embedder};
-use crate::config::EmbeddingConfig;
+use crate::config::{EmbeddingConfig, EmbeddingProvider};
 use crate::http::{self, ServerError};
 
 #[derive(Clone)]
@@ -25,8 +26,9 @@ pub struct OpenAi {
     pub api_key: Option<String>,
     /// Idle timeout: the longest wait for the next piece of the answer.
     pub timeout: Duration,
-    /// `openai/MODEL`, what the vectors are tagged with.
+    /// `openai/MODEL` and the roles: what the vectors are tagged with.
     id: String,
+    profile: Profile,
 }
 
 impl fmt::Debug for OpenAi {
@@ -62,7 +64,16 @@ impl OpenAi {
         timeout: Duration,
     ) -> OpenAi {
         let model = model.into();
-        OpenAi { base_url: base_url.into(), id: format!("openai/{model}"), model, api_key, timeout }
+        // The model name's own roles until `with_profile` says otherwise.
+        let profile = Profile::from_config(&EmbeddingConfig { provider: EmbeddingProvider::Openai, model: model.clone(), ..Default::default() });
+        OpenAi { base_url: base_url.into(), id: String::new(), model, api_key, timeout, profile: profile.clone() }.with_profile(profile)
+    }
+
+    /// The model served as `profile` says.
+    pub fn with_profile(mut self, profile: Profile) -> OpenAi {
+        self.id = profile.model_id(&format!("openai/{}", self.model));
+        self.profile = profile;
+        self
     }
 
     /// Reads the key from the environment variable named by
@@ -71,6 +82,7 @@ impl OpenAi {
     pub fn from_config(cfg: &EmbeddingConfig) -> OpenAi {
         let api_key = http::api_key(&cfg.api_key_env);
         OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs))
+            .with_profile(Profile::from_config(cfg))
     }
 
     fn url(&self) -> String {
@@ -85,12 +97,16 @@ impl OpenAi {
         http::openai_status_error(url, resp, self.secret(), "embedding", &self.model)
     }
 
-    fn request(&self, url: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, ServerError> {
+    fn request(&self, url: &str, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, ServerError> {
         let mut headers = Vec::new();
         if let Some(key) = &self.api_key {
             headers.push(("Authorization", format!("Bearer {key}")));
         }
-        let body = json!({"model": self.model, "input": texts});
+        let roles = &self.profile.roles;
+        let mut body = json!({"model": self.model, "input": roles.marked(texts, role)});
+        if roles.input_type {
+            body["input_type"] = json!(role.input_type());
+        }
         let bytes = super::post_batch(url, self.timeout, &headers, &body, |resp| self.status_error(url, resp))?;
         let answer: Answer = super::parse(url, &bytes)?;
         drop(bytes);
@@ -115,13 +131,17 @@ impl Embedder for OpenAi {
         &self.id
     }
 
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn reads(&self, text: &str) -> bool {
+        self.profile.reads(text)
+    }
+
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let url = self.url();
         // Every message, not only the server's, is redacted: a quoted body may echo the key.
-        self.request(&url, texts).map_err(|e| redacted(e, self.secret()).into())
+        self.request(&url, texts, role).map_err(|e| redacted(e, self.secret()).into())
     }
 }
 
@@ -156,7 +176,7 @@ mod tests {
     }
 
     fn server_err(model: &OpenAi) -> ServerError {
-        match model.embed(&["a", "b"]) {
+        match model.embed(&["a", "b"], Role::Document) {
             Err(EmbedError::Server(e)) => e,
             other => panic!("expected a server error, got {other:?}"),
         }
@@ -177,13 +197,28 @@ mod tests {
             {"object": "embedding", "index": 1, "embedding": [0, -2, 0]},
         ], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 3, "total_tokens": 3}});
         let server = fake::json("200 OK", &body.to_string());
-        let out = model(&format!("{}/v1", server.url)).embed(&["zero", "one", "two"]).unwrap();
+        let out = model(&format!("{}/v1", server.url)).embed(&["zero", "one", "two"], Role::Document).unwrap();
         assert_eq!(out, vec![vec![0.6, 0.8, 0.0], vec![0.0, -1.0, 0.0], vec![0.0, 0.0, 1.0]]);
         let request = server.request();
         assert!(request.starts_with("POST /v1/embeddings HTTP/1.1\r\n"), "{request}");
         assert!(!request.to_ascii_lowercase().contains("authorization:"), "{request}");
         let sent: Value = serde_json::from_str(request.split("\r\n\r\n").nth(1).unwrap()).unwrap();
         assert_eq!(sent, json!({"model": "text-embedding-3-small", "input": ["zero", "one", "two"]}));
+    }
+
+    #[test]
+    fn input_type_marks_the_role_when_configured() {
+        let server = fake::json("200 OK", r#"{"data":[{"index":0,"embedding":[1,0]}]}"#);
+        let cfg = EmbeddingConfig {
+            provider: EmbeddingProvider::Openai,
+            model: "multilingual-e5-small".into(),
+            base_url: server.url.clone(),
+            input_type: Some(true),
+            ..Default::default()
+        };
+        OpenAi::from_config(&cfg).embed(&["소유권"], Role::Query).unwrap();
+        let sent: Value = serde_json::from_str(server.request().split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(sent, json!({"model": "multilingual-e5-small", "input": ["소유권"], "input_type": "query"}));
     }
 
     #[test]

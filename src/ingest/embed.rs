@@ -1,14 +1,16 @@
 //! The embedding stage of ingest: every chunk without a vector gets one, in
 //! batches committed as they finish, so an interrupted run picks up where it
-//! stopped. A database holds one model's vectors: a different configured
-//! model is refused unless `--force` re-embeds everything.
+//! stopped. A chunk the model does not read (Korean for an English model) is
+//! recorded as such and left to lexical search. A database holds one model's
+//! vectors: a different configured model (or roles) is refused unless
+//! `--force` re-embeds everything.
 
 use std::time::Instant;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::embed::{EmbedError, Embedder};
+use crate::embed::{EmbedError, Embedder, Role};
 use crate::error::UserError;
 use crate::store::Store;
 
@@ -21,6 +23,8 @@ const BATCH: usize = 32;
 pub struct EmbedSummary {
     pub model: String,
     pub embedded: usize,
+    /// Chunks in a script the model does not read: searched lexically.
+    pub unread: usize,
     pub elapsed_ms: u64,
 }
 
@@ -29,7 +33,7 @@ pub fn embed_missing(store: &Store, model: &dyn Embedder, force: bool, on: &mut 
     let started = Instant::now();
     let mut dim = None;
     if let Some((have, have_dim)) = store.embedding_model()? {
-        dim = Some(have_dim);
+        dim = (have_dim > 0).then_some(have_dim);
         if have != model.model_id() {
             if !force {
                 return Err(UserError::new(
@@ -44,17 +48,19 @@ pub fn embed_missing(store: &Store, model: &dyn Embedder, force: bool, on: &mut 
         }
     }
     let total = store.count_without_vectors()? as usize;
-    let mut done = 0;
+    let (mut done, mut unread) = (0, 0);
     loop {
-        let mut round = store.chunks_without_vectors(ROUND)?;
+        let round = store.chunks_without_vectors(ROUND)?;
         if round.is_empty() {
             break;
         }
+        let (mut round, passed): (Vec<_>, Vec<_>) = round.into_iter().partition(|(_, t)| model.reads(t));
         round.sort_by_key(|(_, t)| t.len());
-        let mut vectors = Vec::with_capacity(round.len());
+        unread += passed.len();
+        let mut vectors: Vec<(i64, Vec<f32>)> = passed.into_iter().map(|(id, _)| (id, Vec::new())).collect();
         for batch in round.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
-            let out = model.embed(&texts)?;
+            let out = model.embed(&texts, Role::Document)?;
             check_shape(&out, texts.len(), &mut dim, model.model_id())?;
             vectors.extend(batch.iter().map(|(id, _)| *id).zip(out));
             // Progress per batch: a round of long chunks takes a minute on a laptop.
@@ -63,7 +69,8 @@ pub fn embed_missing(store: &Store, model: &dyn Embedder, force: bool, on: &mut 
         store.put_vectors(model.model_id(), &vectors)?;
         done += vectors.len();
     }
-    Ok(EmbedSummary { model: model.model_id().to_string(), embedded: done, elapsed_ms: started.elapsed().as_millis() as u64 })
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(EmbedSummary { model: model.model_id().to_string(), embedded: done - unread, unread, elapsed_ms })
 }
 
 /// One vector per text, every one of the same length as the stored ones: a

@@ -164,7 +164,7 @@ impl Engine {
         if let Some((_, v)) = self.last_query.borrow().as_ref().filter(|(last, _)| last == text) {
             return Ok(v.clone());
         }
-        let v = Rc::new(model.embed(&[text])?.pop().unwrap_or_default());
+        let v = Rc::new(model.embed(&[text], crate::embed::Role::Query)?.pop().unwrap_or_default());
         *self.last_query.borrow_mut() = Some((text.to_string(), v.clone()));
         Ok(v)
     }

@@ -1,6 +1,8 @@
 //! The `embeddings` table: which chunks still need a vector, writing a batch
 //! of vectors in one transaction (so an interrupted ingest resumes where it
-//! stopped), and loading every vector for an exact scan.
+//! stopped), and loading every vector for an exact scan. A row with an empty
+//! vector (dimension 0) records that the model does not read the chunk (Korean
+//! for an English model): it is not embedded again, and searched lexically.
 
 use anyhow::{Context, Result};
 use rusqlite::{OptionalExtension, params};
@@ -16,12 +18,18 @@ pub struct VectorSet {
 }
 
 impl Store {
-    /// The model (and dimension) the stored vectors belong to, if any.
+    /// The model the stored vectors belong to, if any, and their dimension
+    /// (0 while the model has only passed over chunks it does not read).
     pub fn embedding_model(&self) -> Result<Option<(String, usize)>> {
-        Ok(self
-            .conn
-            .query_row("SELECT model, dim FROM embeddings LIMIT 1", [], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)))
-            .optional()?)
+        let model: Option<String> = self.conn.query_row("SELECT model FROM embeddings LIMIT 1", [], |r| r.get(0)).optional()?;
+        let Some(model) = model else { return Ok(None) };
+        let dim: Option<i64> = self.conn.query_row("SELECT dim FROM embeddings WHERE dim > 0 LIMIT 1", [], |r| r.get(0)).optional()?;
+        Ok(Some((model, dim.unwrap_or(0) as usize)))
+    }
+
+    /// Chunks the model passed over because it does not read their script.
+    pub fn count_unread(&self) -> Result<i64> {
+        Ok(self.conn.query_row("SELECT count(*) FROM embeddings WHERE dim = 0", [], |r| r.get(0))?)
     }
 
     /// Whether any chunk has a vector of `model`.
@@ -59,7 +67,8 @@ impl Store {
         )?)
     }
 
-    /// Saves one batch; a chunk deleted meanwhile (by another process) is skipped.
+    /// Saves one batch; a chunk deleted meanwhile (by another process) is
+    /// skipped. An empty vector marks a chunk the model does not read.
     pub fn put_vectors(&self, model: &str, batch: &[(i64, Vec<f32>)]) -> Result<()> {
         self.ensure_writable()?;
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)?;
