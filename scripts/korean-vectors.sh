@@ -44,6 +44,9 @@ provider = "openai"
 model = "multilingual-e5-small-q4"
 base_url = "http://127.0.0.1:$PORT"
 input_type = true
+# e5-small reads up to 512 pieces per chunk: a batch of 32 long Korean chunks
+# takes minutes on two busy cores.
+timeout_secs = 1800
 EOF
 printf '[embedding]\nprovider = "none"\n' > "$W/lexical.toml"
 

@@ -131,10 +131,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         if let Some(e) = embedded.as_ref().filter(|e| e.embedded > 0) {
             let secs = e.elapsed_ms as f64 / 1000.0;
             ctx.out.line(format!(
-                "embedded {} chunks with {} in {secs:.1} s ({:.0} chunks/s)",
+                "embedded {} chunks with {} in {secs:.1} s ({} chunks/s)",
                 e.embedded,
                 e.model,
-                e.embedded as f64 / secs.max(1e-3)
+                rate(e.embedded as f64 / secs.max(1e-3))
             ))?;
         }
         if let Some(e) = embedded.as_ref().filter(|e| e.unread > 0) {
@@ -217,4 +217,10 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A rate as people read it: whole numbers, but a slow one keeps a decimal
+/// rather than showing 0.
+fn rate(per_sec: f64) -> String {
+    if per_sec < 10.0 { format!("{per_sec:.1}") } else { format!("{per_sec:.0}") }
 }
