@@ -23,7 +23,7 @@ pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, PriorRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use vectors::VectorSet;
-pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome};
+pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
 
 /// Numbered migrations; the position in this list + 1 is the schema level.
 const MIGRATIONS: &[(&str, &str)] = &[
