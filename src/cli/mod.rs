@@ -72,7 +72,7 @@ enum Command {
     Ask(ask::Args),
     /// Hold a research conversation: questions, follow-ups and :commands
     Repl(repl::Args),
-    /// List, show, export, remove or rename saved conversations
+    /// List, show, export, remove, rename, fork or search saved conversations
     #[command(subcommand)]
     Sessions(sessions::Command),
     /// List indexed documents
