@@ -228,3 +228,38 @@ fn human_output_is_one_line_per_change() {
     let w = Watch { child, events: channel().1, seen: Vec::new() };
     w.interrupt();
 }
+
+#[test]
+fn a_saved_note_is_embedded_alone_and_a_rename_keeps_its_vector() {
+    let env = Env::new();
+    let config = format!("[llm]\nprovider = \"extractive\"\n\n[embedding]\nmodel_dir = {:?}\n", common::model_dir().display().to_string());
+    env.write("config/kebab/config.toml", config);
+    env.write("notes/bread.md", "# Bread\n\nKnead the dough for ten minutes, then let it rise.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    env.write("notes/bikes.md", "# Bicycles\n\nPump the tyres before every ride and oil the chain weekly.\n");
+    watch.wait_for("the added event", |e| e["event"] == "added" && e["path"] == "notes/bikes.md");
+
+    // Every chunk has its vector, and a query sharing no word with the note
+    // finds it through the vector channel alone.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let missing = "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.id)";
+    assert_eq!(conn.query_row(missing, [], |r| r.get::<_, i64>(0)).unwrap(), 0);
+    let top = |q: &str| env.json(&["search", "--mode", "vector", "-k", "1", q])["hits"][0]["doc_path"].as_str().map(String::from);
+    assert_eq!(top("cycling maintenance").as_deref(), Some("notes/bikes.md"));
+
+    // A rename moves the document; its chunk keeps the same vector row.
+    let vector = |path: &str| -> Vec<u8> {
+        conn.query_row(
+            "SELECT e.vector FROM embeddings e JOIN chunks c ON c.id = e.chunk_id JOIN documents d ON d.id = c.doc_id WHERE d.path = ?1",
+            [path],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let before = vector("notes/bikes.md");
+    std::fs::rename(env.path("notes/bikes.md"), env.path("notes/cycling.md")).unwrap();
+    watch.wait_for("the renamed event", |e| e["event"] == "renamed" && e["path"] == "notes/cycling.md");
+    assert_eq!(vector("notes/cycling.md"), before);
+    assert_eq!(top("cycling maintenance").as_deref(), Some("notes/cycling.md"));
+    watch.interrupt();
+}
