@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -91,7 +91,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Err(UserError::readonly("`kebab watch`").into());
     }
     let paths = if args.paths.is_empty() && cfg.workspace.roots.is_empty() {
-        store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect()
+        let known: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
+        if known.is_empty() {
+            return Err(UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
+                .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+                .into());
+        }
+        known
     } else {
         args.paths
     };
@@ -114,7 +120,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let mut sync = Reconcile { store: &mut store, cfg: &cfg, embedder: embedder.as_deref(), stop: &stop };
     // Catch up with whatever changed while nothing was watching.
     let targets: Vec<PathBuf> = roots.iter().map(WatchRoot::target_path).collect();
-    watched.apply(&mut sync, &targets, &mut |c| print_change(ctx, c))?;
+    watched.apply(&mut sync, &targets, &mut |c| print_change(ctx, &stop, c))?;
     announce(ctx, "watching", &targets)?;
     watch_loop(ctx, &watched, &mut sync, &mut arms, &rx)?;
     ctx.out.notice("stopped watching");
@@ -176,7 +182,7 @@ fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arm
             Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the file watcher stopped"),
         }
         if let Some(paths) = pending.take_due() {
-            watched.apply(sync, &paths, &mut |c| print_change(ctx, c))?;
+            watched.apply(sync, &paths, &mut |c| print_change(ctx, sync.stop, c))?;
         }
         rearm(ctx, watched, sync, arms)?;
     }
@@ -192,11 +198,11 @@ fn rearm(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms) ->
         if arms.armed[i].is_some() && arms.armed[i] != now {
             arms.armed[i] = None;
             if now.is_none() {
-                watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, c))?;
+                watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
             }
         }
         if arms.armed[i].is_none() && now.is_some() && arms.arm(i, root) {
-            watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, c))?;
+            watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
             announce(ctx, "rewatching", &[root.target_path()])?;
         }
     }
@@ -213,7 +219,9 @@ fn announce(ctx: &Ctx, event: &'static str, paths: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-fn print_change(ctx: &Ctx, change: &Change) {
+/// Prints one change. Once stdout is gone (`kebab watch | head`), nobody is
+/// listening: watching stops as after Ctrl-C, the file in hand finished.
+fn print_change(ctx: &Ctx, stop: &AtomicBool, change: &Change) {
     let result = if ctx.out.json {
         json_line(Event::Change(change))
     } else {
@@ -225,9 +233,8 @@ fn print_change(ctx: &Ctx, change: &Change) {
             _ => ctx.out.line(change_line(change)).map_err(Into::into),
         }
     };
-    // stdout gone (a closed pipe): nothing more to tell, and the index is fine.
     if result.is_err() {
-        ctx.out.notice("cannot write to stdout; watching goes on");
+        stop.store(true, Ordering::SeqCst);
     }
 }
 
