@@ -146,3 +146,113 @@ fn a_repl_an_ingest_and_parallel_session_asks_share_one_database() {
     let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
     assert_eq!(ok, "ok");
 }
+
+/// The answer ids of a session's turns, in turn order.
+fn answer_ids(conn: &rusqlite::Connection, session: &str) -> Vec<i64> {
+    let mut stmt = conn
+        .prepare("SELECT t.answer_id FROM turns t JOIN conversations c ON c.id = t.conversation_id WHERE c.name = ?1 ORDER BY t.turn_index")
+        .unwrap();
+    stmt.query_map([session], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn a_fork_points_at_the_same_answers_is_marked_and_goes_on_by_itself() {
+    let env = research_env();
+    for q in ["How did you count varroa mites?", "How long does that take?", "What about in winter?"] {
+        env.ok(&["ask", "--session", "work", q]);
+    }
+    let forked = env.run(&["sessions", "fork", "work", "alt", "--at", "2"]);
+    assert!(forked.status.success(), "{}", stderr(&forked));
+    assert!(stderr(&forked).contains("forked 2 turns of work into alt"), "{}", stderr(&forked));
+
+    // Same answer rows, nothing asked again or copied.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let work = answer_ids(&conn, "work");
+    assert_eq!(answer_ids(&conn, "alt"), work[..2]);
+    let answers: i64 = conn.query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
+    assert_eq!(answers, 3);
+
+    let doc = env.json(&["sessions", "show", "alt"]);
+    let turns = doc["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    for (i, t) in turns.iter().enumerate() {
+        assert_eq!(t["forked_from"], serde_json::json!({"session": "work", "turn_index": i}), "{t}");
+    }
+    let original = env.json(&["sessions", "show", "work"]);
+    assert!(original["turns"].as_array().unwrap().iter().all(|t| t.get("forked_from").is_none()), "{original}");
+    let shown = env.ok(&["sessions", "show", "alt"]);
+    assert!(shown.contains("[1] How did you count varroa mites? · forked from work turn 1"), "{shown}");
+
+    // The fork goes on with its own history: its next turn follows turn 2.
+    let next = env.json(&["ask", "--session", "alt", "What about in winter?"]);
+    assert_eq!(next["turn_index"], 2);
+    assert_eq!(answer_ids(&conn, "work").len(), 3, "the original changed");
+
+    // Removing the original keeps the fork's turns whole; removing the fork
+    // then leaves no answer behind.
+    env.ok(&["sessions", "rm", "work"]);
+    let doc = env.json(&["sessions", "show", "alt"]);
+    assert_eq!(doc["turns"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["turns"][0]["forked_from"], serde_json::json!({"session": null, "turn_index": 0}));
+    assert_eq!(doc["turns"][1]["answer"]["answer"], turns[1]["answer"]["answer"]);
+    env.ok(&["sessions", "rm", "alt"]);
+    let answers: i64 = conn.query_row("SELECT count(*) FROM answers", [], |r| r.get(0)).unwrap();
+    assert_eq!(answers, 0);
+    let fk: Option<i64> = conn.query_row("PRAGMA foreign_key_check", [], |r| r.get(2)).ok();
+    assert_eq!(fk, None);
+}
+
+#[test]
+fn a_fork_refuses_a_taken_name_a_missing_turn_a_missing_session_and_readonly() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "work", "How did you count varroa mites?"]);
+    env.ok(&["ask", "--session", "other", "What did the Wexmoor hives average in 2024?"]);
+    for (args, message) in [
+        (vec!["sessions", "fork", "work", "other"], "a session named \"other\" already exists"),
+        (vec!["sessions", "fork", "work", "alt", "--at", "2"], "session \"work\" has no turn 2"),
+        (vec!["sessions", "fork", "work", "alt", "--at", "0"], "session \"work\" has no turn 0"),
+        (vec!["sessions", "fork", "nope", "alt"], "there is no session named \"nope\""),
+        (vec!["sessions", "fork", "work", "two words"], "is not a usable session name"),
+        (vec!["--readonly", "sessions", "fork", "work", "alt"], "forking a session writes to the database"),
+    ] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+    }
+    let names: Vec<String> =
+        env.json(&["sessions", "list"])["sessions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().into()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn sessions_search_finds_past_questions_and_answers_with_a_snippet() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "mites", "How did you count varroa mites?"]);
+    env.ok(&["ask", "--session", "honey", "What did the Wexmoor hives average in 2024?"]);
+
+    // A word only the first answer holds finds that turn, with the word marked.
+    let doc = env.json(&["sessions", "search", "alcohol", "wash"]);
+    assert_eq!(doc["schema_version"], "session_search.v1");
+    let hits = doc["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{doc}");
+    assert_eq!(hits[0]["session"], "mites");
+    assert_eq!(hits[0]["turn_index"], 0);
+    assert_eq!(hits[0]["question"], "How did you count varroa mites?");
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("«alcohol» «wash»"), "{doc}");
+
+    // A question's words find it; the human form is `session · turn · question`.
+    let text = env.ok(&["sessions", "search", "Wexmoor"]);
+    assert!(text.starts_with("honey · 1 · What did the Wexmoor hives average in 2024?\n    "), "{text}");
+
+    // FTS5 syntax in the query is searched as words, never an error.
+    for hostile in [r#"wash" OR"#, "NEAR(alcohol wash", "alcohol AND NOT -wash*", "col:wash ^x"] {
+        let out = env.run(&["--json", "sessions", "search", hostile]);
+        assert!(out.status.success(), "{hostile}: {}", stderr(&out));
+    }
+    let nothing = env.run(&["sessions", "search", "***"]);
+    assert_eq!(nothing.status.code(), Some(1));
+    assert!(stderr(&nothing).contains("nothing to search for"), "{}", stderr(&nothing));
+    let none = env.run(&["sessions", "search", "zebra"]);
+    assert!(none.status.success() && none.stdout.is_empty());
+    assert!(stderr(&none).contains("no past turn matches \"zebra\""), "{}", stderr(&none));
+}

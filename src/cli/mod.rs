@@ -14,6 +14,7 @@ mod repl;
 mod search;
 mod sessions;
 mod stats;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -71,7 +72,7 @@ enum Command {
     Ask(ask::Args),
     /// Hold a research conversation: questions, follow-ups and :commands
     Repl(repl::Args),
-    /// List, show, export, remove or rename saved conversations
+    /// List, show, export, remove, rename, fork or search saved conversations
     #[command(subcommand)]
     Sessions(sessions::Command),
     /// List indexed documents
@@ -80,6 +81,8 @@ enum Command {
     Stats,
     /// Check config and database, with a fix for each problem
     Doctor,
+    /// Keep the index in step with the notes as they change, until Ctrl-C
+    Watch(watch::Args),
     /// Measure quality: retrieval (BEIR-style sets), answers, the gate, dialogues
     #[command(subcommand)]
     Eval(eval::Command),
@@ -284,6 +287,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Docs(args) => docs::run(&ctx, args),
         Command::Stats => stats::run(&ctx),
         Command::Doctor => doctor::run(&ctx),
+        Command::Watch(args) => watch::run(&ctx, args),
         Command::Eval(cmd) => eval::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Models(cmd) => models::run(&ctx, cmd),

@@ -1,5 +1,6 @@
-//! `kebab sessions list | show | export | rm | rename`: the saved
-//! conversations. `--json` prints `session.v1` documents.
+//! `kebab sessions list | show | export | rm | rename | fork | search`: the
+//! saved conversations. `--json` prints `session.v1` documents (and
+//! `session_search.v1` for a search).
 
 use std::path::PathBuf;
 
@@ -31,12 +32,35 @@ pub enum Command {
     Rm { name: String },
     /// Give a session a new name
     Rename { old: String, new: String },
+    /// Branch a session: NEW holds its turns (up to TURN) by reference, not asked again
+    Fork {
+        name: String,
+        new: String,
+        /// The last turn to take, as `sessions show` numbers them [default: all]
+        #[arg(long, value_name = "TURN")]
+        at: Option<i64>,
+    },
+    /// Full-text search over every session's questions and answers
+    Search {
+        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+        query: Vec<std::ffi::OsString>,
+        /// How many turns to show
+        #[arg(long, short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
     Md,
     Json,
+}
+
+#[derive(Serialize)]
+struct SearchDoc {
+    schema_version: &'static str,
+    query: String,
+    hits: Vec<session::TurnHit>,
 }
 
 #[derive(Serialize)]
@@ -102,6 +126,33 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             session::rename(&store, &old, &new)?;
             ctx.out.notice(format!("renamed session {} to {}", one_line(&old), one_line(&new)));
+        }
+        Command::Fork { name, new, at } => {
+            if store.is_readonly() {
+                return Err(UserError::readonly("forking a session").into());
+            }
+            let forked = session::fork(&store, &name, Some(&new), at)?;
+            if ctx.out.json {
+                ctx.out.json(&session::document(&store, forked.conversation)?)?;
+            } else {
+                let turns = if forked.turns == 1 { "1 turn".to_string() } else { format!("{} turns", forked.turns) };
+                ctx.out.notice(format!("forked {turns} of {} into {}", one_line(&name), one_line(&new)));
+            }
+        }
+        Command::Search { query, limit } => {
+            let query = super::text_arg("query", &query)?;
+            let hits = session::search(&store, &query, limit)?;
+            if ctx.out.json {
+                ctx.out.json(&SearchDoc { schema_version: "session_search.v1", query, hits })?;
+            } else if hits.is_empty() {
+                ctx.out.notice(format!("no past turn matches {:?}", one_line(&query)));
+            } else {
+                for hit in &hits {
+                    for line in crate::render::sessions::hit_lines(hit) {
+                        ctx.out.line(line)?;
+                    }
+                }
+            }
         }
     }
     Ok(0)

@@ -8,6 +8,7 @@ pub mod embed;
 pub mod jsonl;
 pub mod markdown;
 pub mod text;
+pub mod watch;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -133,19 +134,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
 
     for target in &targets {
-        // A folder or file inside an already ingested folder belongs to that
-        // root, so its documents keep their paths instead of being indexed twice.
-        let wanted = target.start();
-        let (root_id, root_name, target) = match store.root_containing(&wanted)? {
-            Some((id, name, dir)) => {
-                let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
-                (id, name, Target { root_dir: dir, scope })
-            }
-            None => {
-                let (id, name) = store.ensure_root(&target.root_dir)?;
-                (id, name, target.clone())
-            }
-        };
+        let (root_id, root_name, target) = place_target(store, target)?;
         let target = &target;
         let Walk { candidates, errors: walk_errors, present } = walk(target, &excludes, opts.format);
         for mut skip in walk_errors {
@@ -214,6 +203,23 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     }
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(summary)
+}
+
+/// The root a target belongs to (id, name) and the target re-expressed
+/// against it: a folder or file inside an already ingested folder belongs to
+/// that root, so its documents keep their paths instead of being indexed twice.
+fn place_target(store: &Store, target: &Target) -> Result<(i64, String, Target)> {
+    let wanted = target.start();
+    Ok(match store.root_containing(&wanted)? {
+        Some((id, name, dir)) => {
+            let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
+            (id, name, Target { root_dir: dir, scope })
+        }
+        None => {
+            let (id, name) = store.ensure_root(&target.root_dir)?;
+            (id, name, target.clone())
+        }
+    })
 }
 
 /// When to commit the open batch of files: often enough that a crash loses

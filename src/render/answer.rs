@@ -198,7 +198,8 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
 
 /// A saved turn in full: question, answer, sources, footer.
 pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
-    out.line(out.paint(format!("[{}] {}", turn.turn_index + 1, one_line(&turn.question)), Style::new().bold()))?;
+    let mark = super::sessions::fork_mark(turn.forked_from.as_ref());
+    out.line(out.paint(format!("[{}] {}{mark}", turn.turn_index + 1, one_line(&turn.question)), Style::new().bold()))?;
     out.line(crate::script::printable(&turn.answer.answer))?;
     print_sources(out, &turn.answer)?;
     print_footer(out, &turn.answer)
@@ -211,7 +212,8 @@ pub fn turn_summary(turn: &crate::session::Turn) -> String {
         None => format!("grounded, {} source{}", a.citations.len(), if a.citations.len() == 1 { "" } else { "s" }),
         Some(reason) => format!("refused: {reason}"),
     };
-    format!("{:>3}. {} ({verdict})", turn.turn_index + 1, one_line(&turn.question))
+    let mark = super::sessions::fork_mark(turn.forked_from.as_ref());
+    format!("{:>3}. {} ({verdict}){mark}", turn.turn_index + 1, one_line(&turn.question))
 }
 
 /// `name  N turns  updated  title`, for `sessions list` and `:session list`.

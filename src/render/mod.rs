@@ -10,6 +10,7 @@ use crate::script::json_escaped;
 
 pub mod answer;
 pub mod failure;
+pub mod sessions;
 
 use owo_colors::{OwoColorize, Stream, Style};
 use serde::Serialize;

@@ -35,6 +35,10 @@ pub enum Parsed {
     K(usize),
     /// `:multihop on|off`; `None` asks for the current setting.
     MultiHop(Option<bool>),
+    /// `:fork [NEW] [TURN]`: the new session's name and the last turn to take (1-based).
+    Fork { name: Option<String>, at: Option<i64> },
+    /// `:find QUERY`.
+    Find(String),
     Quit,
 }
 
@@ -86,6 +90,20 @@ pub const TABLE: &[Spec] = &[
         help: "the questions of this session and how each was answered",
         complete: Complete::Nothing,
         check: |a| none(a, Parsed::History),
+    },
+    Spec {
+        name: "fork",
+        usage: ":fork [NEW] [TURN]",
+        help: "branch this session into NEW with its turns (up to TURN), not asked again, and switch to it",
+        complete: Complete::Nothing,
+        check: fork,
+    },
+    Spec {
+        name: "find",
+        usage: ":find QUERY",
+        help: "search the questions and answers of every session",
+        complete: Complete::Nothing,
+        check: |a| if a.is_empty() { Err("say what to look for".into()) } else { Ok(Parsed::Find(a.join(" "))) },
     },
     Spec {
         name: "mode",
@@ -150,6 +168,21 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         _ => return Err("use :session [NAME | list | new [NAME] | rm NAME | export [FILE]]".into()),
     };
     Ok(Parsed::Session(cmd))
+}
+
+/// `:fork`, `:fork NEW`, `:fork TURN`, `:fork NEW TURN`: a word of digits
+/// alone is a turn number.
+fn fork(args: &[&str]) -> Result<Parsed, String> {
+    let name = |n: &str| crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| e.message);
+    let turn = |t: &str| t.parse::<i64>().ok().filter(|&t| t >= 1).ok_or_else(|| format!("{t:?} is not a turn number"));
+    let is_turn = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    match args {
+        [] => Ok(Parsed::Fork { name: None, at: None }),
+        [t] if is_turn(t) => Ok(Parsed::Fork { name: None, at: Some(turn(t)?) }),
+        [n] => Ok(Parsed::Fork { name: Some(name(n)?), at: None }),
+        [n, t] => Ok(Parsed::Fork { name: Some(name(n)?), at: Some(turn(t)?) }),
+        _ => Err("use :fork [NEW] [TURN]".into()),
+    }
 }
 
 pub fn mode_names() -> Vec<String> {
@@ -254,11 +287,16 @@ mod tests {
         assert_eq!(parse(":multihop on"), Ok(Parsed::MultiHop(Some(true))));
         assert_eq!(parse(":multihop off"), Ok(Parsed::MultiHop(Some(false))));
         assert_eq!(parse(":multihop"), Ok(Parsed::MultiHop(None)));
+        assert_eq!(parse(":fork"), Ok(Parsed::Fork { name: None, at: None }));
+        assert_eq!(parse(":fork 2"), Ok(Parsed::Fork { name: None, at: Some(2) }));
+        assert_eq!(parse(":fork alt"), Ok(Parsed::Fork { name: Some("alt".into()), at: None }));
+        assert_eq!(parse(":fork alt 3"), Ok(Parsed::Fork { name: Some("alt".into()), at: Some(3) }));
+        assert_eq!(parse(":find alcohol  wash"), Ok(Parsed::Find("alcohol wash".into())));
     }
 
     #[test]
     fn bad_arguments_name_the_usage() {
-        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c", ":multihop yes"] {
+        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c", ":multihop yes", ":fork a b c", ":fork alt 0", ":fork two/words", ":find"] {
             let e = parse(bad).unwrap_err();
             assert!(e.contains("usage: :"), "{bad}: {e}");
         }

@@ -178,6 +178,18 @@ impl Repl {
                 self.out.line(format!("k {k}"))?;
             }
             Parsed::Session(s) => self.session(s)?,
+            Parsed::Fork { name, at } => self.fork(name.as_deref(), at)?,
+            Parsed::Find(query) => {
+                let hits = session::search(&self.kb.store, &query, 20)?;
+                if hits.is_empty() {
+                    self.out.line(format!("no past turn matches {:?}", one_line(&query)))?;
+                }
+                for hit in &hits {
+                    for line in crate::render::sessions::hit_lines(hit) {
+                        self.out.line(line)?;
+                    }
+                }
+            }
             Parsed::MultiHop(None) => self.out.line(format!("multihop {}", if self.multi_hop { "on" } else { "off" }))?,
             Parsed::MultiHop(Some(on)) => {
                 if on {
@@ -287,6 +299,20 @@ impl Repl {
                 self.out.line(format!("exported {} turns to {file}", doc.turns.len()))?;
             }
         }
+        Ok(())
+    }
+
+    /// Forks the current session and goes on in the fork.
+    fn fork(&mut self, name: Option<&str>, at: Option<i64>) -> Result<()> {
+        if self.conversation.is_none() {
+            return self.out.line("no turns yet in this session to fork").map_err(Into::into);
+        }
+        let forked = session::fork(&self.kb.store, &self.name, name, at)?;
+        let c = forked.conversation;
+        let turns = if forked.turns == 1 { "1 turn".to_string() } else { format!("{} turns", forked.turns) };
+        self.out.line(format!("forked {turns} of {} into {}; now in {}", self.name, c.name, c.name))?;
+        self.name = c.name.clone();
+        self.conversation = Some(c);
         Ok(())
     }
 

@@ -43,6 +43,38 @@ pub struct Turn {
     /// What `:explain` shows, as saved with the answer.
     #[serde(skip)]
     pub explain: Option<ExplainRecord>,
+    /// Set on a turn this session took over from another by a fork: the
+    /// same answer, not asked again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFrom>,
+}
+
+/// Where a forked turn came from (`session.v1` turns' `forked_from`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForkedFrom {
+    /// The session it was forked from; `null` once that session was removed.
+    pub session: Option<String>,
+    /// Its index there (0-based, as `turn_index`).
+    pub turn_index: i64,
+}
+
+/// What `fork` made.
+pub struct Forked {
+    pub conversation: Conversation,
+    /// How many turns the new session holds.
+    pub turns: i64,
+}
+
+/// A past turn that matches a `sessions search` (`session_search.v1` hits).
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnHit {
+    pub session: String,
+    pub turn_index: i64,
+    pub question: String,
+    /// The best-matching stretch of the question or answer, matches in «».
+    pub snippet: String,
+    /// The turn was taken over from another session by a fork.
+    pub forked: bool,
 }
 
 /// `session.v1`: a conversation with its turns and each turn's answer.
@@ -111,13 +143,7 @@ pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
             }
             n.to_string()
         }
-        None => {
-            let mut i = 1;
-            while find(store, &format!("session-{i}"))?.is_some() {
-                i += 1;
-            }
-            format!("session-{i}")
-        }
+        None => create_name(store)?,
     };
     open_or_create(store, &name)
 }
@@ -139,6 +165,83 @@ pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
 pub fn remove(store: &Store, name: &str) -> Result<i64> {
     let c = get(store, name)?;
     store.remove_conversation(c.id).with_context(|| format!("removing session {name:?}"))
+}
+
+/// Forks `from` into a new session: `new`, or the first free `FROM-fork`
+/// (`FROM-fork-2`, …), holding its turns up to `at` (1-based, as shown; all
+/// of them when `None`) by reference to the same answers.
+pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Result<Forked> {
+    if store.is_readonly() {
+        return Err(UserError::readonly("forking a session").into());
+    }
+    let source = get(store, from)?;
+    let count = store.turn_count(source.id)?;
+    if count == 0 {
+        return Err(UserError::new("bad_input", format!("session {from:?} has no turns to fork"))
+            .with_hint("ask a question in it first")
+            .into());
+    }
+    let upto = at.unwrap_or(count);
+    if !(1..=count).contains(&upto) {
+        return Err(UserError::new("bad_input", format!("session {from:?} has no turn {upto}"))
+            .with_hint(format!("give a turn from 1 to {count} (`:history` or `kebab sessions show {from}` numbers them)"))
+            .into());
+    }
+    let name = match new {
+        Some(n) => {
+            check_name(n)?;
+            if find(store, n)?.is_some() {
+                return Err(UserError::new("exists", format!("a session named {n:?} already exists"))
+                    .with_hint("pick another name for the fork")
+                    .into());
+            }
+            n.to_string()
+        }
+        None => fork_name(store, from)?,
+    };
+    let turns = store.fork_conversation(source.id, &name, upto - 1)?;
+    Ok(Forked { conversation: get(store, &name)?, turns })
+}
+
+/// The first free `FROM-fork`, `FROM-fork-2`, …; a `session-N` when those
+/// would be too long a name.
+fn fork_name(store: &Store, from: &str) -> Result<String> {
+    let mut i = 1;
+    loop {
+        let name = if i == 1 { format!("{from}-fork") } else { format!("{from}-fork-{i}") };
+        if check_name(&name).is_err() {
+            return create_name(store);
+        }
+        if find(store, &name)?.is_none() {
+            return Ok(name);
+        }
+        i += 1;
+    }
+}
+
+/// The first free `session-N`.
+fn create_name(store: &Store) -> Result<String> {
+    let mut i = 1;
+    while find(store, &format!("session-{i}"))?.is_some() {
+        i += 1;
+    }
+    Ok(format!("session-{i}"))
+}
+
+/// Past turns of every session whose question or answer match `query`, best
+/// first. The query goes to FTS5 as quoted words (as `kebab search` does),
+/// so no user text is read as FTS5 syntax.
+pub fn search(store: &Store, query: &str, limit: usize) -> Result<Vec<TurnHit>> {
+    let Some(expr) = crate::search::query::build(query).words else {
+        return Err(UserError::new("bad_input", format!("nothing to search for in {query:?}"))
+            .with_hint("give a word or two that the questions or answers hold")
+            .into());
+    };
+    Ok(store
+        .search_turns(&expr, limit)?
+        .into_iter()
+        .map(|h| TurnHit { session: h.conversation, turn_index: h.turn_index, question: h.question, snippet: h.snippet, forked: h.forked })
+        .collect())
 }
 
 pub fn turn_count(store: &Store, conversation_id: i64) -> Result<i64> {
@@ -197,6 +300,7 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
             packed,
             answer_id: t.answer_id,
             explain,
+            forked_from: t.forked_from.map(|f| ForkedFrom { session: f.conversation, turn_index: f.turn_index }),
         });
     }
     Ok(out)

@@ -20,10 +20,10 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::UserError;
 
 pub use answers::{AnswerRow, NewTurn, Saved};
-pub use conversations::{Conversation, PriorRow, TurnRow};
+pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use vectors::VectorSet;
-pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome};
+pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
 
 /// Numbered migrations; the position in this list + 1 is the schema level.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -31,6 +31,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_answers", include_str!("migrations/0002_answers.sql")),
     ("0003_conversations", include_str!("migrations/0003_conversations.sql")),
     ("0004_embeddings", include_str!("migrations/0004_embeddings.sql")),
+    ("0005_sessions_fork_search", include_str!("migrations/0005_sessions_fork_search.sql")),
 ];
 
 /// The schema level this build writes.

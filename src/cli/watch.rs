@@ -1,0 +1,263 @@
+//! `kebab watch [PATH...]`: keeps the index in step with the notes as they
+//! change. File events (notify) are debounced until the folder has been quiet
+//! for half a second, then the paths they name are handed to `ingest::watch`,
+//! which reconciles each file in its own transaction. Reads are not changes:
+//! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
+//! `watch_event.v1` object per line). A watched folder that disappears is
+//! watched again when it comes back. Ctrl-C finishes the file in hand and
+//! exits 0.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use serde::Serialize;
+
+use super::Ctx;
+use crate::error::UserError;
+use crate::ingest::watch::{Change, Reconcile, WatchRoot, Watched};
+use crate::render::answer::ctrl_c_flag;
+use crate::script::{json_escaped, one_line};
+
+/// How long the watched folders must be quiet before the changes are
+/// handled, all together: an editor's save (write a temp file, rename it over
+/// the note) settles well within it, and both halves of a rename arrive in
+/// one batch.
+const DEBOUNCE: Duration = Duration::from_millis(500);
+/// A folder that never goes quiet still has its changes handled this often.
+const MAX_WAIT: Duration = Duration::from_secs(5);
+/// How often the loop looks at Ctrl-C and at folders waiting to come back.
+const TICK: Duration = Duration::from_millis(250);
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Folders or files to watch [default: workspace.roots from the config]
+    paths: Vec<PathBuf>,
+}
+
+/// One NDJSON line of `--json`.
+#[derive(Serialize)]
+struct EventDoc<'a> {
+    schema_version: &'static str,
+    #[serde(flatten)]
+    event: Event<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Event<'a> {
+    Change(&'a Change),
+    /// Watching started (or a vanished folder is watched again): what.
+    Watching { event: &'static str, paths: Vec<String> },
+}
+
+/// The file watcher and, for each watched folder, the folder it holds a
+/// watch on (device and inode), if any.
+struct Arms {
+    watcher: RecommendedWatcher,
+    armed: Vec<Option<(u64, u64)>>,
+}
+
+/// The identity of the folder at `path` now: a folder removed and made again
+/// has a new inode, and the watch on the old one is dead.
+fn folder_id(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().filter(|m| m.is_dir()).map(|m| (m.dev(), m.ino()))
+}
+
+impl Arms {
+    /// Watches `root` (again); false when it is not there right now.
+    fn arm(&mut self, i: usize, root: &WatchRoot) -> bool {
+        let mode = if root.recursive { RecursiveMode::Recursive } else { RecursiveMode::NonRecursive };
+        // A watch left over from before the folder went is dead: drop it first.
+        let _ = self.watcher.unwatch(&root.watch_path);
+        let id = folder_id(&root.watch_path);
+        self.armed[i] = id.filter(|_| self.watcher.watch(&root.watch_path, mode).is_ok());
+        self.armed[i].is_some()
+    }
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
+    if ctx.readonly {
+        return Err(UserError::readonly("`kebab watch`").into());
+    }
+    let cfg = ctx.config()?;
+    let mut store = ctx.create_store()?;
+    if store.is_readonly() {
+        return Err(UserError::readonly("`kebab watch`").into());
+    }
+    let paths = if args.paths.is_empty() && cfg.workspace.roots.is_empty() {
+        let known: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
+        if known.is_empty() {
+            return Err(UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
+                .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+                .into());
+        }
+        known
+    } else {
+        args.paths
+    };
+    let watched = Watched::resolve(&store, &cfg, &ctx.config_dir(), &paths)?;
+    let (embedder, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    if let Some(n) = note {
+        ctx.out.notice(n);
+    }
+    let stop = ctrl_c_flag();
+    let (tx, rx) = channel();
+    let watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
+    let roots = watched.roots();
+    let mut arms = Arms { watcher, armed: vec![None; roots.len()] };
+    // Armed before the first pass, so a change made during it is not missed.
+    for (i, root) in roots.iter().enumerate() {
+        if !arms.arm(i, root) {
+            ctx.out.warn(format!("cannot watch {} yet; waiting for it to appear", root.watch_path.display()));
+        }
+    }
+    let mut sync = Reconcile { store: &mut store, cfg: &cfg, embedder: embedder.as_deref(), stop: &stop };
+    // Catch up with whatever changed while nothing was watching.
+    let targets: Vec<PathBuf> = roots.iter().map(WatchRoot::target_path).collect();
+    watched.apply(&mut sync, &targets, &mut |c| print_change(ctx, &stop, c))?;
+    announce(ctx, "watching", &targets)?;
+    watch_loop(ctx, &watched, &mut sync, &mut arms, &rx)?;
+    ctx.out.notice("stopped watching");
+    Ok(0)
+}
+
+/// Paths named by events since the last batch, and when the first and the
+/// latest of those events came.
+#[derive(Default)]
+struct Pending {
+    paths: BTreeSet<PathBuf>,
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Pending {
+    fn add(&mut self, event: notify::Event) {
+        // Opening or reading a file changes nothing (and kebab's own reads
+        // would otherwise come back as events, for ever).
+        if matches!(event.kind, EventKind::Access(_)) || event.paths.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        self.first.get_or_insert(now);
+        self.last = Some(now);
+        self.paths.extend(event.paths);
+    }
+
+    /// The batch, once the folders have been quiet long enough (or have
+    /// been busy for too long).
+    fn take_due(&mut self) -> Option<Vec<PathBuf>> {
+        let (first, last) = (self.first?, self.last?);
+        if last.elapsed() < DEBOUNCE && first.elapsed() < MAX_WAIT {
+            return None;
+        }
+        let paths = std::mem::take(&mut self.paths).into_iter().collect();
+        *self = Pending::default();
+        Some(paths)
+    }
+}
+
+/// Handles debounced batches until Ctrl-C.
+fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms, rx: &Receiver<notify::Result<notify::Event>>) -> Result<()> {
+    let mut pending = Pending::default();
+    while !sync.stop.load(Ordering::SeqCst) {
+        match rx.recv_timeout(TICK) {
+            Ok(Ok(event)) => {
+                // An event naming a watched folder itself: it was removed or
+                // moved away, and its watch went with it.
+                for (i, root) in watched.roots().iter().enumerate() {
+                    if !matches!(event.kind, EventKind::Access(_)) && event.paths.contains(&root.watch_path) {
+                        arms.armed[i] = None;
+                    }
+                }
+                pending.add(event);
+            }
+            Ok(Err(e)) => ctx.out.warn(format!("file watcher: {e}")),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the file watcher stopped"),
+        }
+        if let Some(paths) = pending.take_due() {
+            watched.apply(sync, &paths, &mut |c| print_change(ctx, sync.stop, c))?;
+        }
+        rearm(ctx, watched, sync, arms)?;
+    }
+    Ok(())
+}
+
+/// Folders that went away are reconciled (their notes removed); when they
+/// are back (the same path, a new folder) they are watched again and
+/// reconciled with what they hold.
+fn rearm(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms) -> Result<()> {
+    for (i, root) in watched.roots().iter().enumerate() {
+        let now = folder_id(&root.watch_path);
+        if arms.armed[i].is_some() && arms.armed[i] != now {
+            arms.armed[i] = None;
+            if now.is_none() {
+                watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
+            }
+        }
+        if arms.armed[i].is_none() && now.is_some() && arms.arm(i, root) {
+            watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
+            announce(ctx, "rewatching", &[root.target_path()])?;
+        }
+    }
+    Ok(())
+}
+
+fn announce(ctx: &Ctx, event: &'static str, paths: &[PathBuf]) -> Result<()> {
+    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    if ctx.out.json {
+        return json_line(Event::Watching { event, paths });
+    }
+    let what = if event == "watching" { "watching" } else { "watching again" };
+    ctx.out.notice(format!("{what} {} (Ctrl-C stops)", one_line(&paths.join(", "))));
+    Ok(())
+}
+
+/// Prints one change. Once stdout is gone (`kebab watch | head`), nobody is
+/// listening: watching stops as after Ctrl-C, the file in hand finished.
+fn print_change(ctx: &Ctx, stop: &AtomicBool, change: &Change) {
+    let result = if ctx.out.json {
+        json_line(Event::Change(change))
+    } else {
+        match change {
+            Change::Skipped { path, reason } => {
+                ctx.out.warn(format!("skipped {}: {reason}", one_line(path)));
+                Ok(())
+            }
+            _ => ctx.out.line(change_line(change)).map_err(Into::into),
+        }
+    };
+    if result.is_err() {
+        stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// `updated notes/x.md (3 chunks) in 40 ms`.
+fn change_line(change: &Change) -> String {
+    let chunks = |n: &usize| format!("{n} chunk{}", if *n == 1 { "" } else { "s" });
+    match change {
+        Change::Added { path, chunks: n, elapsed_ms } => format!("added {} ({}) in {elapsed_ms} ms", one_line(path), chunks(n)),
+        Change::Updated { path, chunks: n, elapsed_ms } => format!("updated {} ({}) in {elapsed_ms} ms", one_line(path), chunks(n)),
+        Change::Removed { path, documents, elapsed_ms } => {
+            format!("removed {} ({documents} document{}) in {elapsed_ms} ms", one_line(path), if *documents == 1 { "" } else { "s" })
+        }
+        Change::Renamed { from, path, .. } => format!("renamed {} → {}", one_line(from), one_line(path)),
+        Change::Skipped { path, reason } => format!("skipped {}: {reason}", one_line(path)),
+    }
+}
+
+/// One compact JSON object on its own line, flushed, for NDJSON readers.
+fn json_line(event: Event) -> Result<()> {
+    use std::io::Write;
+    let text = json_escaped(serde_json::to_string(&EventDoc { schema_version: "watch_event.v1", event })?);
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,265 @@
+//! `kebab watch` through the real binary: notes created, changed, renamed and
+//! deleted under a watched folder show up in `kebab search` (polled with a
+//! deadline, never a blind sleep), editors' temp files are ignored, a REPL and
+//! `ask --session` work beside it without lock errors, a folder removed and
+//! made again is still watched, and Ctrl-C leaves a sound database.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use common::{Env, research_env};
+use serde_json::Value;
+
+/// How long any one change may take to show; generous, since the machine is
+/// shared. Polls return as soon as the change is there.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A running `kebab --json watch`, its NDJSON events read on a thread.
+struct Watch {
+    child: Child,
+    events: Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Watch {
+    fn start(env: &Env, args: &[&str]) -> Watch {
+        let mut all = vec!["--json", "watch"];
+        all.extend_from_slice(args);
+        let mut child = env.cmd(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn kebab watch");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not NDJSON ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut w = Watch { child, events, seen: Vec::new() };
+        w.wait_for("the watching event", |e| e["event"] == "watching");
+        w
+    }
+
+    /// Reads events until one matches `pred`; panics after the deadline.
+    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + DEADLINE;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(e) => {
+                    assert_eq!(e["schema_version"], "watch_event.v1", "{e}");
+                    self.seen.push(e.clone());
+                    if pred(&e) {
+                        return e;
+                    }
+                }
+                Err(_) => panic!("no {what} within {DEADLINE:?}; events so far: {:?}", self.seen),
+            }
+        }
+    }
+
+    /// Ctrl-C: the watcher must exit 0 by itself; returns its stderr.
+    fn interrupt(mut self) -> String {
+        let pid = self.child.id().to_string();
+        let sent = std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(sent.success());
+        let end = Instant::now() + DEADLINE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < end, "kebab watch did not exit after Ctrl-C");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "exit after Ctrl-C: {status:?}\n{err}");
+        err
+    }
+}
+
+/// The document paths `kebab search QUERY` finds, with the chunk ids.
+fn search(env: &Env, query: &str) -> Vec<(String, i64)> {
+    env.json(&["search", "--mode", "lexical", query])["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["doc_path"].as_str().unwrap().to_string(), h["chunk_id"].as_i64().unwrap()))
+        .collect()
+}
+
+/// Polls `kebab search QUERY` until `pred` holds of its hits; returns them.
+fn poll(env: &Env, query: &str, what: &str, pred: impl Fn(&[(String, i64)]) -> bool) -> Vec<(String, i64)> {
+    let end = Instant::now() + DEADLINE;
+    loop {
+        let hits = search(env, query);
+        if pred(&hits) {
+            return hits;
+        }
+        assert!(Instant::now() < end, "search {query:?} never showed {what} within {DEADLINE:?}; last hits: {hits:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn paths(hits: &[(String, i64)]) -> Vec<&str> {
+    hits.iter().map(|(p, _)| p.as_str()).collect()
+}
+
+#[test]
+fn created_changed_renamed_and_deleted_notes_show_in_search_beside_a_repl_and_session_asks() {
+    let env = research_env();
+    env.write("notes/keep.md", "# Keep\n\nThe ledger lists every hive inspection.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    // The first pass indexed what was already there.
+    poll(&env, "ledger", "notes/keep.md", |h| paths(h) == ["notes/keep.md"]);
+
+    // A REPL and asks in a session run against the same database meanwhile.
+    let mut repl = common::spawn_piped(&mut env.cmd(&["--repl", "--session", "desk"]));
+    let mut repl_in = repl.stdin.take().unwrap();
+    let asks: Vec<Child> = ["How did you count varroa mites?", "How long does that take?"]
+        .iter()
+        .map(|q| env.cmd(&["ask", "--session", "side", q]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap())
+        .collect();
+
+    env.write("notes/quokka.md", "# Quokkas\n\nA quokka visited the apiary at dawn.\n");
+    writeln!(repl_in, "How did you count varroa mites?").unwrap();
+    poll(&env, "quokka", "the new note", |h| paths(h) == ["notes/quokka.md"]);
+    let added = watch.wait_for("the added event", |e| e["event"] == "added" && e["path"] == "notes/quokka.md");
+    assert_eq!(added["chunks"], 1, "{added}");
+
+    env.write("notes/quokka.md", "# Wombats\n\nA wombat dug under the apiary fence.\n");
+    writeln!(repl_in, "What about in winter?").unwrap();
+    poll(&env, "wombat", "the changed note", |h| paths(h) == ["notes/quokka.md"]);
+    assert!(search(&env, "quokka").is_empty(), "the old text is still found");
+    watch.wait_for("the updated event", |e| e["event"] == "updated" && e["path"] == "notes/quokka.md");
+
+    // A rename keeps the document: same chunk, new path, nothing re-chunked.
+    let before = search(&env, "wombat");
+    std::fs::rename(env.path("notes/quokka.md"), env.path("notes/wombat.md")).unwrap();
+    let after = poll(&env, "wombat", "the renamed note", |h| paths(h) == ["notes/wombat.md"]);
+    assert_eq!(after[0].1, before[0].1, "the renamed note was re-chunked");
+    watch.wait_for("the renamed event", |e| e["event"] == "renamed" && e["from"] == "notes/quokka.md" && e["path"] == "notes/wombat.md");
+
+    std::fs::remove_file(env.path("notes/wombat.md")).unwrap();
+    poll(&env, "wombat", "the note gone", |h| h.is_empty());
+    watch.wait_for("the removed event", |e| e["event"] == "removed" && e["path"] == "notes/wombat.md");
+
+    // Editors' swap, backup and temp files never reach the index; a real
+    // note written after them is handled in the same batch or a later one.
+    for junk in [".#draft.md", "draft.md.swp", ".draft.md.swp", "draft.md~", "4913", "draft.tmp", ".git/notes.md"] {
+        env.write(&format!("notes/{junk}"), "# Junk\n\nflamingo\n");
+    }
+    env.write("notes/sentinel.md", "# Sentinel\n\nflamingo sentinel\n");
+    watch.wait_for("the sentinel", |e| e["path"] == "notes/sentinel.md");
+    assert_eq!(paths(&search(&env, "flamingo")), ["notes/sentinel.md"]);
+    assert!(watch.seen.iter().all(|e| e["path"].as_str().is_none_or(|p| !p.contains("draft") && !p.contains(".git"))), "{:?}", watch.seen);
+
+    drop(repl_in);
+    let mut errors = String::new();
+    for child in asks {
+        let out = child.wait_with_output().unwrap();
+        errors.push_str(&String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "an ask failed: {errors}");
+    }
+    let repl_out = repl.wait_with_output().unwrap();
+    assert!(repl_out.status.success(), "{}", String::from_utf8_lossy(&repl_out.stderr));
+    assert_eq!(String::from_utf8_lossy(&repl_out.stdout).matches("· grounded").count(), 2);
+    let watch_err = watch.interrupt();
+    let all = format!("{errors}{}{watch_err}", String::from_utf8_lossy(&repl_out.stderr));
+    assert!(!all.contains("locked"), "{all}");
+
+    let doctor = env.ok(&["doctor"]);
+    assert!(doctor.contains("ok   integrity quick_check ok"), "{doctor}");
+    assert!(doctor.contains("ok   index     chunks_fts matches the chunks"), "{doctor}");
+}
+
+#[test]
+fn a_watched_folder_removed_and_made_again_is_still_watched() {
+    let env = research_env();
+    env.write("notes/first.md", "# First\n\nA heron stood in the pond.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    poll(&env, "heron", "the first note", |h| paths(h) == ["notes/first.md"]);
+
+    std::fs::remove_dir_all(env.notes()).unwrap();
+    poll(&env, "heron", "the note of the removed folder gone", |h| h.is_empty());
+
+    env.write("notes/second.md", "# Second\n\nAn egret waded in the shallows.\n");
+    poll(&env, "egret", "a note in the folder made again", |h| paths(h) == ["notes/second.md"]);
+    // And it is watched, not just scanned once: a later change shows too.
+    env.write("notes/third.md", "# Third\n\nA bittern boomed at night.\n");
+    poll(&env, "bittern", "a later note in the folder made again", |h| paths(h) == ["notes/third.md"]);
+    watch.wait_for("the rewatching event", |e| e["event"] == "rewatching");
+    watch.interrupt();
+}
+
+#[test]
+fn watch_is_refused_under_readonly() {
+    let env = research_env();
+    std::fs::create_dir_all(env.notes()).unwrap();
+    let out = env.run(&["--readonly", "watch", env.notes().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(common::stderr(&out).contains("`kebab watch` writes to the database, and --readonly is set"), "{}", common::stderr(&out));
+}
+
+#[test]
+fn human_output_is_one_line_per_change() {
+    let env = research_env();
+    std::fs::create_dir_all(env.notes()).unwrap();
+    let mut child = env.cmd(&["watch", env.notes().to_str().unwrap()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // The first pass over an empty folder prints nothing; the note's line
+    // comes once the watch is armed, whenever the note is written.
+    env.write("notes/x.md", "# Otters\n\nOtters slid down the bank.\n\n## More\n\nThey ate a trout.\n");
+    let line = lines.recv_timeout(DEADLINE).expect("a line for the new note");
+    let re = regex::Regex::new(r"^added notes/x\.md \(\d+ chunks?\) in \d+ ms$").unwrap();
+    assert!(re.is_match(&line), "{line}");
+    let w = Watch { child, events: channel().1, seen: Vec::new() };
+    w.interrupt();
+}
+
+#[test]
+fn a_saved_note_is_embedded_alone_and_a_rename_keeps_its_vector() {
+    let env = Env::new();
+    let config = format!("[llm]\nprovider = \"extractive\"\n\n[embedding]\nmodel_dir = {:?}\n", common::model_dir().display().to_string());
+    env.write("config/kebab/config.toml", config);
+    env.write("notes/bread.md", "# Bread\n\nKnead the dough for ten minutes, then let it rise.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    env.write("notes/bikes.md", "# Bicycles\n\nPump the tyres before every ride and oil the chain weekly.\n");
+    watch.wait_for("the added event", |e| e["event"] == "added" && e["path"] == "notes/bikes.md");
+
+    // Every chunk has its vector, and a query sharing no word with the note
+    // finds it through the vector channel alone.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let missing = "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.id)";
+    assert_eq!(conn.query_row(missing, [], |r| r.get::<_, i64>(0)).unwrap(), 0);
+    let top = |q: &str| env.json(&["search", "--mode", "vector", "-k", "1", q])["hits"][0]["doc_path"].as_str().map(String::from);
+    assert_eq!(top("cycling maintenance").as_deref(), Some("notes/bikes.md"));
+
+    // A rename moves the document; its chunk keeps the same vector row.
+    let vector = |path: &str| -> Vec<u8> {
+        conn.query_row(
+            "SELECT e.vector FROM embeddings e JOIN chunks c ON c.id = e.chunk_id JOIN documents d ON d.id = c.doc_id WHERE d.path = ?1",
+            [path],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let before = vector("notes/bikes.md");
+    std::fs::rename(env.path("notes/bikes.md"), env.path("notes/cycling.md")).unwrap();
+    watch.wait_for("the renamed event", |e| e["event"] == "renamed" && e["path"] == "notes/cycling.md");
+    assert_eq!(vector("notes/cycling.md"), before);
+    assert_eq!(top("cycling maintenance").as_deref(), Some("notes/cycling.md"));
+    watch.interrupt();
+}
