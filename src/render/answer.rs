@@ -82,7 +82,7 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
 /// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
 pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
     for c in &a.citations {
-        let mut line = format!("{} {}:{}-{}", c.marker, one_line(&c.citation.path), c.citation.start, c.citation.end);
+        let mut line = format!("{} {}", c.marker, c.citation.place());
         if let Some(s) = &c.citation.section {
             line.push_str(&format!(" · {}", one_line(s)));
         }
