@@ -84,7 +84,7 @@ fn paper() -> Vec<u8> {
         &["Kiln Notes", "An introduction to small electric kilns."],
         &[
             "Bisque firing takes the clay to cone 04.",
-            "The bisque firing of earthenware lasts about eight hours.",
+            "A bisque firing of earthenware takes eight hours in the kiln.",
             "Open the lid only below one hundred degrees.",
         ],
         &["Glaze firing", "Glazes mature at cone 6 in a stoneware kiln."],
@@ -116,11 +116,11 @@ fn ask_answers_from_a_pdf_with_a_page_citation() {
     let env = env();
     env.write("notes/paper.pdf", paper());
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    let v = env.json(&["ask", "How long does the bisque firing of earthenware last?"]);
+    let v = env.json(&["ask", "Which firing of earthenware takes eight hours?"]);
     assert_eq!(v["grounded"], true, "{v}");
     let c = &v["citations"][0]["citation"];
     assert_eq!((c["kind"].as_str(), c["path"].as_str(), c["page"].as_u64()), (Some("page"), Some("notes/paper.pdf"), Some(2)), "{v}");
-    let human = env.ok(&["ask", "How long does the bisque firing of earthenware last?"]);
+    let human = env.ok(&["ask", "Which firing of earthenware takes eight hours?"]);
     assert!(human.contains("[1] notes/paper.pdf p. 2"), "{human}");
 }
 
@@ -129,12 +129,13 @@ fn cite_in_the_repl_prints_the_cited_page() {
     let env = env();
     env.write("notes/paper.pdf", paper());
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    let input = "How long does the bisque firing of earthenware last?\n:cite 1\n:cite\n";
+    let input = "Which firing of earthenware takes eight hours?\n:cite 1\n:cite\n";
     let (code, out, err) = repl(&env, &["--repl", "--session", "kiln"], input);
     assert_eq!(code, 0, "{err}");
-    let cite = out.split_once("[1] notes/paper.pdf p. 2\n").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{out}"));
-    assert!(cite.starts_with("Bisque firing takes the clay to cone 04.\nThe bisque firing of earthenware"), "{out}");
+    let cite = out.split_once(":cite 1\n[1] notes/paper.pdf p. 2\n").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{out}"));
+    assert!(cite.starts_with("Bisque firing takes the clay to cone 04.\nA bisque firing of earthenware"), "{out}");
     assert!(cite.contains("Open the lid only below one hundred degrees."), "{out}");
+    assert!(out.contains("also shown to the model, not cited:\n  [#2] notes/paper.pdf p. 3"), "{out}");
 }
 
 #[test]

@@ -101,7 +101,7 @@ pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
     }
     for c in &a.candidates {
         let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
-        out.line(format!("closest: {}:{}-{}{section} (bm25 {:.2})", one_line(&c.path), c.start, c.end, c.score))?;
+        out.line(format!("closest: {}{section} (bm25 {:.2})", crate::search::place(&c.path, c.start, c.end), c.score))?;
     }
     Ok(())
 }
