@@ -329,6 +329,9 @@ impl Layout {
 
     fn finish_heading(&mut self, line: u32) {
         let Some((level, text, first)) = self.heading.take() else { return };
+        // Doc generators append a link glyph (`¶`, or an icon-font character
+        // from the private use area) to every heading; it is not a word.
+        let text: String = text.chars().filter(|c| *c != '¶' && !('\u{e000}'..='\u{f8ff}').contains(c)).collect();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if text.is_empty() {
             return;
@@ -419,6 +422,8 @@ fn feed() {
     fn title_comes_from_the_title_element_with_entities_decoded() {
         assert_eq!(chunk(PAGE).title.as_deref(), Some("Sourdough & time"));
         assert_eq!(chunk("<h1>Only <em>this</em></h1><p>x</p>").title.as_deref(), Some("Only this"));
+        let linked = chunk("<h2>Usage<a class=headerlink href=#u>\u{f0c1}</a></h2><h3>More<a href=#m>¶</a></h3><p>x</p>");
+        assert_eq!(linked.chunks[0].heading_path, ["Usage", "More"]);
     }
 
     #[test]
