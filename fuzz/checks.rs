@@ -13,7 +13,7 @@ use std::io::Read;
 use std::time::Instant;
 
 use kebab::ingest::chunk::{ChunkDraft, ChunkLimits};
-use kebab::ingest::{jsonl, markdown, text};
+use kebab::ingest::{html, jsonl, markdown, pdf, text};
 use kebab::http::{LineError, Lines};
 use kebab::llm::stream::Answer;
 use kebab::llm::ollama::Ollama;
@@ -320,5 +320,57 @@ pub fn stream_sse(data: &[u8]) {
     });
     if let Some(message) = shown {
         assert!(!message.contains(KEY), "API key leaked into {message:?}");
+    }
+}
+
+// ---------------------------------------------------------------- html
+
+/// HTML text extraction under small limits: every span inside the file and
+/// in order, heading paths on one line, chunks within `max_chars` except a
+/// `<pre>` block, which is never cut.
+pub fn html(data: &[u8]) {
+    let ([a, b], rest) = knobs::<2>(data);
+    let max_chars = 1 + usize::from(a);
+    let limits = ChunkLimits { target_chars: 1 + usize::from(b) % max_chars, max_chars };
+    let src = String::from_utf8_lossy(rest);
+    let doc = html::chunk_html(&src, &limits);
+    let line_count = src.lines().count().max(1) as u32;
+    let mut last_start = 0;
+    for c in &doc.chunks {
+        assert!(1 <= c.line_start && c.line_start <= c.line_end && c.line_end <= line_count, "span outside 1..={line_count}: {c:?}");
+        assert!(c.line_start >= last_start, "chunks out of order: {c:?}");
+        last_start = c.line_start;
+        assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
+        assert!(c.heading_path.iter().all(|h| !h.contains('\n') && !h.is_empty()), "bad heading path: {c:?}");
+        assert!(c.text.chars().count() <= max_chars || c.text.contains("```"), "chunk over max_chars {max_chars}: {c:?}");
+    }
+    assert!(doc.title.as_deref().is_none_or(|t| !t.is_empty() && !t.contains('\n')), "bad title {:?}", doc.title);
+}
+
+// ---------------------------------------------------------------- pdf
+
+/// PDF text extraction in process (what the `kebab __pdf-text` helper runs):
+/// it returns pages or a typed error; a panic inside the parser is caught and
+/// reported as `Crashed` (the helper's own contract), so the quiet hook keeps
+/// it from counting as a finding. A hang, a stack overflow or an abort still
+/// is one, as is any broken property of the pages returned.
+pub fn pdf(data: &[u8]) {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = pdf::extract(data);
+    std::panic::set_hook(previous);
+    match result {
+        Ok(pages) => {
+            assert!(!pages.is_empty() && pages.iter().any(|p| !p.is_empty()), "Ok with no text: {pages:?}");
+            for p in &pages {
+                assert!(!p.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "control character in page text {p:?}");
+                assert!(p.trim_end() == p && !p.starts_with('\n'), "page text with blank ends {p:?}");
+            }
+            let chunks = pdf::chunk_pages(&pages, &ChunkLimits { target_chars: 50, max_chars: 100 });
+            for c in &chunks {
+                assert!(c.line_start == c.line_end && c.line_start >= 1 && c.line_start as usize <= pages.len(), "page span {c:?}");
+            }
+        }
+        Err(e) => assert!(!e.message().is_empty()),
     }
 }

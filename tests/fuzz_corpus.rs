@@ -61,3 +61,13 @@ fn ndjson_streams_from_the_fuzz_corpus_parse_without_panics() {
 fn sse_streams_from_the_fuzz_corpus_parse_without_panics() {
     replay("stream_sse", checks::stream_sse);
 }
+
+#[test]
+fn html_pages_from_the_fuzz_corpus_keep_spans_inside_the_file() {
+    replay("html", checks::html);
+}
+
+#[test]
+fn pdfs_from_the_fuzz_corpus_give_pages_or_a_typed_error() {
+    replay("pdf", checks::pdf);
+}

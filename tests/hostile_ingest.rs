@@ -13,6 +13,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Env;
+use common::pdf::{Extras, pdf, pdf_with};
 
 /// A home that indexes with no embedder (these cases are about reading files)
 /// and answers with the built-in extractive model.
@@ -292,5 +293,59 @@ fn file_names_with_newlines_and_escapes_are_indexed_and_printed_escaped() {
     assert!(search.contains("notes/two\\nlines.md"), "{search}");
     let docs = String::from_utf8(run_within(&env, &["docs"], 60).stdout).unwrap();
     assert!(docs.contains("notes/rlo\\u{202e}gnp.md"), "{docs}");
+    integrity_ok(&env);
+}
+
+/// A PDF of 50 MB: one page of text and a 50 MB binary stream beside it.
+fn fifty_megabyte_pdf() -> Vec<u8> {
+    let extras = Extras { padding: 50_000_000, ..Extras::default() };
+    pdf_with(&[&["The furnace log mentions cobaltblue frit."]], &extras)
+}
+
+#[test]
+fn a_50_mb_pdf_is_skipped_by_size_and_read_within_its_bound_when_allowed() {
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    env.write("notes/big.pdf", fifty_megabyte_pdf());
+    let (summary, _) = ingest(&env, &env.notes());
+    let reason = skip_reason(&summary, "big.pdf").unwrap();
+    assert!(reason.contains("workspace.max_file_bytes"), "{reason}");
+    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+
+    // Allowed in, it is parsed by the helper process and its page indexed.
+    env.write(
+        "config/kebab/config.toml",
+        "[workspace]\nmax_file_bytes = 100000000\n[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n",
+    );
+    let (summary, stderr) = ingest(&env, &env.notes());
+    assert_eq!((summary["added"].as_u64(), summary["skipped"].as_u64()), (Some(1), Some(0)), "{summary} {stderr}");
+    let hits = env.json(&["search", "cobaltblue"]);
+    assert_eq!(hits["hits"][0]["citation"]["page"], 1, "{hits}");
+    integrity_ok(&env);
+}
+
+#[test]
+fn malformed_pdfs_are_reported_and_skipped_and_the_run_goes_on() {
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    let whole = pdf(&[&["A page about kilns."], &["Another page."]]);
+    env.write("notes/truncated.pdf", &whole[..whole.len() / 3]);
+    let text = String::from_utf8_lossy(&whole).into_owned();
+    let at = text.find("xref").unwrap();
+    let mut garbage = whole[..at].to_vec();
+    garbage.extend_from_slice(b"xref\n0 zz\nnot an xref table at all\ntrailer\n<< /Root 99 0 R >>\nstartxref\n12\n%%EOF\n");
+    env.write("notes/garbage_xref.pdf", garbage);
+    env.write("notes/encrypted.pdf", pdf_with(&[&["Locked away."]], &Extras { encrypted: true, ..Extras::default() }));
+    env.write("notes/not_a_pdf.pdf", "just some text pretending\n");
+    env.write("notes/empty.pdf", "");
+
+    let (summary, stderr) = ingest(&env, &env.notes());
+    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    for name in ["truncated.pdf", "garbage_xref.pdf", "encrypted.pdf", "not_a_pdf.pdf", "empty.pdf"] {
+        let reason = skip_reason(&summary, name).unwrap_or_else(|| panic!("{name} not reported: {summary}"));
+        assert!(reason.contains("PDF"), "{name}: {reason}");
+        assert!(stderr.contains(&format!("notes/{name}")), "{name} not named on stderr: {stderr}");
+    }
+    assert!(skip_reason(&summary, "encrypted.pdf").unwrap().starts_with("encrypted PDF"), "{summary}");
     integrity_ok(&env);
 }

@@ -164,6 +164,10 @@ impl Ctx {
 
 /// Parses the command line, runs the command, and returns the exit code.
 pub fn main() -> i32 {
+    // The PDF helper kebab runs as a child of its own ingest (see ingest::pdf).
+    if std::env::args_os().nth(1).is_some_and(|a| a == crate::ingest::pdf::HELPER_ARG) {
+        return crate::ingest::pdf::helper_main();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

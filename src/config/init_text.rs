@@ -17,6 +17,8 @@ roots = []
 exclude = {exclude}
 # Files larger than this many bytes are reported and skipped.
 max_file_bytes = {max}
+# Seconds the PDF reader may spend on one file before the file is reported and skipped.
+pdf_timeout_secs = {pdf_secs}
 
 [search]
 # Hits returned when -k is not given.
@@ -101,6 +103,7 @@ timeout_secs = {emb_timeout}
 "#,
         exclude = toml::Value::Array(d.workspace.exclude.iter().map(|s| toml::Value::String(s.clone())).collect()),
         max = d.workspace.max_file_bytes,
+        pdf_secs = d.workspace.pdf_timeout_secs,
         k = d.search.default_k,
         hw = d.search.heading_weight,
         mode = d.search.default_mode.as_str(),

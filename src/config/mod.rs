@@ -83,6 +83,9 @@ pub struct WorkspaceConfig {
     pub exclude: Vec<String>,
     /// Files larger than this are reported and skipped.
     pub max_file_bytes: u64,
+    /// Seconds the PDF reader may spend on one file before it is stopped and
+    /// the file reported and skipped.
+    pub pdf_timeout_secs: u64,
 }
 
 impl Default for WorkspaceConfig {
@@ -91,6 +94,7 @@ impl Default for WorkspaceConfig {
             roots: Vec::new(),
             exclude: vec!["**/.git/**".into(), "**/node_modules/**".into(), "**/target/**".into()],
             max_file_bytes: 10_000_000,
+            pdf_timeout_secs: 60,
         }
     }
 }
@@ -289,6 +293,9 @@ impl Config {
         };
         if self.workspace.max_file_bytes == 0 {
             return Err(bad("workspace.max_file_bytes", "must be greater than 0"));
+        }
+        if !(1..=86_400).contains(&self.workspace.pdf_timeout_secs) {
+            return Err(bad("workspace.pdf_timeout_secs", "must be between 1 and 86400"));
         }
         if !(1..=10_000).contains(&self.search.default_k) {
             return Err(bad("search.default_k", "must be between 1 and 10000"));

@@ -29,55 +29,65 @@ pub fn chunk_markdown(src: &str, limits: &ChunkLimits) -> MarkdownDoc {
     let (fm_title, tags) = outline.front.map(|(open, close)| front_matter(&lines, open, close)).unwrap_or_default();
     let title = fm_title.or_else(|| outline.headings.iter().find(|h| h.level == 1).map(|h| h.text.clone()));
 
-    let mut chunks = Vec::new();
-    let total = lines.count();
-    let body_first = outline.front.map_or(1, |(_, close)| close + 1);
-    let preamble_end = outline.headings.first().map_or(total, |h| h.line.saturating_sub(1));
-    if let Some(first) = (body_first..=preamble_end).find(|&n| !lines.is_blank(n)) {
-        let last = lines.last_non_blank(first, preamble_end).unwrap_or(first);
-        outline.emit(&lines, first, last, limits, &[], &mut chunks);
-    }
-
-    let mut stack: Vec<(u8, &str)> = Vec::new();
-    // Start line of heading-only sections waiting to join the next section.
-    let mut pending: Option<u32> = None;
-    for (i, heading) in outline.headings.iter().enumerate() {
-        while stack.last().is_some_and(|&(level, _)| level >= heading.level) {
-            stack.pop();
-        }
-        stack.push((heading.level, &heading.text));
-        let next = outline.headings.get(i + 1);
-        let end = next.map_or(total, |n| n.line.saturating_sub(1));
-        let last = lines.last_non_blank(heading.line, end).unwrap_or(heading.line).max(heading.last);
-        let start = *pending.get_or_insert(heading.line);
-        if last <= heading.last && next.is_some() {
-            continue;
-        }
-        pending = None;
-        let path: Vec<String> = stack.iter().map(|&(_, text)| text.to_string()).collect();
-        outline.emit(&lines, start, last, limits, &path, &mut chunks);
-    }
+    let chunks = outline.chunk(&lines, limits);
     MarkdownDoc { title, tags, chunks }
 }
 
-struct Heading {
+impl Outline {
+    /// Cut the document into sections under their headings, each emitted
+    /// whole or cut between blocks. The HTML reader builds an outline of
+    /// its own and shares this, so both formats chunk alike.
+    pub(crate) fn chunk(&self, lines: &Lines, limits: &ChunkLimits) -> Vec<ChunkDraft> {
+        let mut chunks = Vec::new();
+        let total = lines.count();
+        let body_first = self.front.map_or(1, |(_, close)| close + 1);
+        let preamble_end = self.headings.first().map_or(total, |h| h.line.saturating_sub(1));
+        if let Some(first) = (body_first..=preamble_end).find(|&n| !lines.is_blank(n)) {
+            let last = lines.last_non_blank(first, preamble_end).unwrap_or(first);
+            self.emit(lines, first, last, limits, &[], &mut chunks);
+        }
+
+        let mut stack: Vec<(u8, &str)> = Vec::new();
+        // Start line of heading-only sections waiting to join the next section.
+        let mut pending: Option<u32> = None;
+        for (i, heading) in self.headings.iter().enumerate() {
+            while stack.last().is_some_and(|&(level, _)| level >= heading.level) {
+                stack.pop();
+            }
+            stack.push((heading.level, &heading.text));
+            let next = self.headings.get(i + 1);
+            let end = next.map_or(total, |n| n.line.saturating_sub(1));
+            let last = lines.last_non_blank(heading.line, end).unwrap_or(heading.line).max(heading.last);
+            let start = *pending.get_or_insert(heading.line);
+            if last <= heading.last && next.is_some() {
+                continue;
+            }
+            pending = None;
+            let path: Vec<String> = stack.iter().map(|&(_, text)| text.to_string()).collect();
+            self.emit(lines, start, last, limits, &path, &mut chunks);
+        }
+        chunks
+    }
+}
+
+pub(crate) struct Heading {
     /// First and last source line (a setext heading spans its underline too).
-    line: u32,
-    last: u32,
-    level: u8,
+    pub(crate) line: u32,
+    pub(crate) last: u32,
+    pub(crate) level: u8,
     /// Plain text: inline markup dropped, code spans kept, whitespace collapsed.
-    text: String,
+    pub(crate) text: String,
 }
 
 /// The document structure the chunker needs, as 1-based line numbers.
-struct Outline {
+pub(crate) struct Outline {
     /// Front matter's opening and closing `---` lines.
-    front: Option<(u32, u32)>,
+    pub(crate) front: Option<(u32, u32)>,
     /// Top-level blocks in order: first line, and whether it is a code block.
-    blocks: Vec<(u32, bool)>,
+    pub(crate) blocks: Vec<(u32, bool)>,
     /// Code blocks inside lists or quotes, as line spans; also never cut.
-    nested_code: Vec<(u32, u32)>,
-    headings: Vec<Heading>,
+    pub(crate) nested_code: Vec<(u32, u32)>,
+    pub(crate) headings: Vec<Heading>,
 }
 
 impl Outline {

@@ -5,8 +5,10 @@
 
 pub mod chunk;
 pub mod embed;
+pub mod html;
 pub mod jsonl;
 pub mod markdown;
+pub mod pdf;
 pub mod text;
 pub mod watch;
 
@@ -28,6 +30,10 @@ use chunk::ChunkLimits;
 /// nDCG@10 0.707 against 0.701).
 const RECORD_LIMITS: ChunkLimits = ChunkLimits { target_chars: 2000, max_chars: 4000 };
 
+/// A PDF page is a unit its author laid out; most pages stay one chunk at
+/// these limits, so a page citation and `:cite` show the whole page.
+const PAGE_LIMITS: ChunkLimits = RECORD_LIMITS;
+
 /// How to read files: by extension, or everything as one format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatChoice {
@@ -35,6 +41,8 @@ pub enum FormatChoice {
     Md,
     Txt,
     Jsonl,
+    Html,
+    Pdf,
 }
 
 #[derive(Debug, Clone)]
@@ -304,12 +312,16 @@ fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
         FormatChoice::Md => Some("md"),
         FormatChoice::Txt => Some("txt"),
         FormatChoice::Jsonl => Some("jsonl"),
+        FormatChoice::Html => Some("html"),
+        FormatChoice::Pdf => Some("pdf"),
         FormatChoice::Auto => {
             let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
             match ext.as_str() {
                 "md" | "markdown" | "mdown" | "mkd" => Some("md"),
                 "txt" | "text" => Some("txt"),
                 "jsonl" | "ndjson" => Some("jsonl"),
+                "html" | "htm" | "xhtml" => Some("html"),
+                "pdf" => Some("pdf"),
                 _ => None,
             }
         }
@@ -360,7 +372,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 let ext = entry.path().extension().map(|e| format!("extension .{}", e.to_string_lossy())).unwrap_or("no extension".into());
                 errors.push(Skipped {
                     path: rel_of(entry.path()),
-                    reason: format!("unsupported {ext}; use --format md|txt|jsonl to read it as one of those"),
+                    reason: format!("unsupported {ext}; use --format md|txt|jsonl|html|pdf to read it as one of those"),
                 });
             }
             continue;
@@ -412,76 +424,91 @@ fn ingest_file(
     if bytes.len() as u64 > max {
         return Err(too_big(bytes.len() as u64, max));
     }
-    if bytes.contains(&0) {
-        return Err(FileError::Skip(
-            "binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into(),
-        ));
-    }
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        FileError::Skip(format!(
-            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
-            e.valid_up_to()
-        ))
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let hash = blake3::hash(&bytes).to_hex().to_string();
-
     if !force
         && let Some((old, docs)) = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)?
-            && old == hash {
-                let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
-                return Ok(FileResult { outcome, bad_lines: Vec::new() });
-            }
+        && old == hash
+    {
+        let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
+        return Ok(FileResult { outcome, bad_lines: Vec::new() });
+    }
 
     let path = format!("{root_name}/{}", cand.rel);
     let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
     let mut bad_lines = Vec::new();
-    let documents = match cand.format {
-        "md" => {
-            let doc = markdown::chunk_markdown(text, limits);
-            vec![DocumentInput {
-                external_id: path.clone(),
-                path,
-                title: doc.title.or(stem),
-                media: "text/markdown",
-                tags: doc.tags,
-                body: text.to_string(),
-                chunks: doc.chunks,
-            }]
-        }
-        "txt" => vec![DocumentInput {
+    let documents = if cand.format == "pdf" {
+        let limit = std::time::Duration::from_secs(cfg.workspace.pdf_timeout_secs);
+        let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| FileError::Skip(e.message()))?;
+        vec![DocumentInput {
             external_id: path.clone(),
             path,
             title: stem,
-            media: "text/plain",
+            media: "application/pdf",
             tags: Vec::new(),
-            body: text.to_string(),
-            chunks: text::chunk_text(text, limits),
-        }],
-        _ => {
-            let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
-            bad_lines = bad;
-            if records.is_empty() && !bad_lines.is_empty() {
-                return Err(FileError::Skip(format!(
-                    "no usable JSONL record (line {}: {})",
-                    bad_lines[0].line, bad_lines[0].reason
-                )));
+            body: pages.join("\n\n"),
+            chunks: pdf::chunk_pages(&pages, &PAGE_LIMITS),
+        }]
+    } else {
+        let text = decode(&bytes)?;
+        match cand.format {
+            "md" => {
+                let doc = markdown::chunk_markdown(text, limits);
+                vec![DocumentInput {
+                    external_id: path.clone(),
+                    path,
+                    title: doc.title.or(stem),
+                    media: "text/markdown",
+                    tags: doc.tags,
+                    body: text.to_string(),
+                    chunks: doc.chunks,
+                }]
             }
-            records
-                .into_iter()
-                .map(|r| DocumentInput {
-                    path: format!("{path}#{}", r.id),
-                    external_id: r.id,
-                    body: match &r.title {
-                        Some(t) => format!("{t}\n{}", r.text),
-                        None => r.text,
-                    },
-                    title: r.title,
-                    media: "application/jsonl",
+            "html" => {
+                let doc = html::chunk_html(text, limits);
+                vec![DocumentInput {
+                    external_id: path.clone(),
+                    path,
+                    title: doc.title.or(stem),
+                    media: "text/html",
                     tags: Vec::new(),
-                    chunks: r.chunks,
-                })
-                .collect()
+                    body: doc.chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n\n"),
+                    chunks: doc.chunks,
+                }]
+            }
+            "txt" => vec![DocumentInput {
+                external_id: path.clone(),
+                path,
+                title: stem,
+                media: "text/plain",
+                tags: Vec::new(),
+                body: text.to_string(),
+                chunks: text::chunk_text(text, limits),
+            }],
+            _ => {
+                let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
+                bad_lines = bad;
+                if records.is_empty() && !bad_lines.is_empty() {
+                    return Err(FileError::Skip(format!(
+                        "no usable JSONL record (line {}: {})",
+                        bad_lines[0].line, bad_lines[0].reason
+                    )));
+                }
+                records
+                    .into_iter()
+                    .map(|r| DocumentInput {
+                        path: format!("{path}#{}", r.id),
+                        external_id: r.id,
+                        body: match &r.title {
+                            Some(t) => format!("{t}\n{}", r.text),
+                            None => r.text,
+                        },
+                        title: r.title,
+                        media: "application/jsonl",
+                        tags: Vec::new(),
+                        chunks: r.chunks,
+                    })
+                    .collect()
+            }
         }
     };
     let input = SourceInput {
@@ -496,3 +523,19 @@ fn ingest_file(
     Ok(FileResult { outcome, bad_lines })
 }
 
+
+/// A text file's contents, or why it cannot be read as text.
+fn decode(bytes: &[u8]) -> Result<&str, FileError> {
+    if bytes.contains(&0) {
+        return Err(FileError::Skip(
+            "binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into(),
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        FileError::Skip(format!(
+            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
+            e.valid_up_to()
+        ))
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}

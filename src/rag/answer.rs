@@ -137,13 +137,12 @@ pub fn citations(markers: &[usize], packed: &[Packed]) -> Vec<CitationRef> {
         let Some(p) = packed.iter().find(|p| p.n == n) else { continue };
         out.push(CitationRef {
             marker: format!("[{n}]"),
-            citation: Citation {
-                kind: "line",
-                path: p.doc_path.clone(),
-                start: p.line_start,
-                end: p.line_end,
-                section: if p.heading_path.is_empty() { None } else { Some(p.heading_path.join(" > ")) },
-            },
+            citation: Citation::of_chunk(
+                p.doc_path.clone(),
+                p.line_start,
+                p.line_end,
+                if p.heading_path.is_empty() { None } else { Some(p.heading_path.join(" > ")) },
+            ),
             chunk_id: p.chunk_id,
             stale: false,
         });

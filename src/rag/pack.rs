@@ -37,7 +37,10 @@ impl Packed {
         if !self.heading_path.is_empty() {
             h.push_str(&format!(" · {}", self.heading_path.join(" > ")));
         }
-        h.push_str(&format!(" · lines {}–{}", self.line_start, self.line_end));
+        match crate::search::CitationKind::of_path(&self.doc_path) {
+            crate::search::CitationKind::Page => h.push_str(&format!(" · page {}", self.line_start)),
+            crate::search::CitationKind::Line => h.push_str(&format!(" · lines {}–{}", self.line_start, self.line_end)),
+        }
         h
     }
 }

@@ -50,7 +50,7 @@ pub fn fuse(store: &Store, lexical: Vec<SearchHit>, vector: &[(i64, f32)], rrf_k
                     doc_path: row.doc_path.clone(),
                     heading_path: row.heading_path,
                     snippet: String::new(),
-                    citation: Citation { kind: "line", path: row.doc_path, start: row.line_start, end: row.line_end, section },
+                    citation: Citation::of_chunk(row.doc_path, row.line_start, row.line_end, section),
                     retrieval: Retrieval::default(),
                     indexed_at: row.indexed_at,
                     external_id: row.external_id,

@@ -118,7 +118,7 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
             doc_path: row.doc_path.clone(),
             heading_path: row.heading_path,
             snippet: snippets.remove(&c.chunk_id).unwrap_or_default(),
-            citation: Citation { kind: "line", path: row.doc_path, start: row.line_start, end: row.line_end, section },
+            citation: Citation::of_chunk(row.doc_path, row.line_start, row.line_end, section),
             retrieval: Retrieval {
                 method: "lexical",
                 lexical_score: Some(c.score),

@@ -8,19 +8,88 @@ pub mod lexical;
 pub mod vector;
 pub mod query;
 
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
 pub use crate::config::Mode;
 
-/// Where a hit sits in its source: enough to open the file at the right lines.
-#[derive(Debug, Clone, Serialize)]
+/// How a citation points into its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CitationKind {
+    /// A 1-based inclusive line span of a text file (Markdown, text, HTML, JSONL).
+    Line,
+    /// A page of a PDF: the index keeps the page number in the chunk's line span.
+    Page,
+}
+
+impl CitationKind {
+    /// A chunk of the document at `path` is cited by page when the document
+    /// is a PDF (ingest reads every `.pdf` as one, whatever `--format` says).
+    pub fn of_path(path: &str) -> CitationKind {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(".pdf") { CitationKind::Page } else { CitationKind::Line }
+    }
+}
+
+/// Where a hit sits in its source: enough to open the file at the right lines
+/// (or page). On the wire a line citation is `{kind:"line", path, start, end,
+/// section?}` and a page citation `{kind:"page", path, page, section?}`.
+#[derive(Debug, Clone)]
 pub struct Citation {
-    pub kind: &'static str,
+    pub kind: CitationKind,
     pub path: String,
+    /// First line, or the page.
     pub start: u32,
+    /// Last line, or the page.
     pub end: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
+}
+
+impl Citation {
+    /// The citation of a stored chunk: its kind follows from the document's path.
+    pub fn of_chunk(path: String, start: u32, end: u32, section: Option<String>) -> Citation {
+        Citation { kind: CitationKind::of_path(&path), path, start, end, section }
+    }
+
+    /// Where it points, as the terminal shows it: `notes/a.md:3-5`, `paper.pdf p. 4`.
+    pub fn place(&self) -> String {
+        place(&self.path, self.start, self.end)
+    }
+}
+
+/// `path:start-end`, or `path p. N` for a PDF (`pp. N–M` across pages); the
+/// REPL uses it for packed evidence, which keeps a path and a span.
+pub fn place(path: &str, start: u32, end: u32) -> String {
+    let path = crate::script::one_line(path);
+    match CitationKind::of_path(&path) {
+        CitationKind::Line => format!("{path}:{start}-{end}"),
+        CitationKind::Page if start == end => format!("{path} p. {start}"),
+        CitationKind::Page => format!("{path} pp. {start}–{end}"),
+    }
+}
+
+impl Serialize for Citation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Citation", 5)?;
+        match self.kind {
+            CitationKind::Line => {
+                s.serialize_field("kind", "line")?;
+                s.serialize_field("path", &self.path)?;
+                s.serialize_field("start", &self.start)?;
+                s.serialize_field("end", &self.end)?;
+            }
+            CitationKind::Page => {
+                s.serialize_field("kind", "page")?;
+                s.serialize_field("path", &self.path)?;
+                s.serialize_field("page", &self.start)?;
+            }
+        }
+        match &self.section {
+            Some(section) => s.serialize_field("section", section)?,
+            None => s.skip_field("section")?,
+        }
+        s.end()
+    }
 }
 
 /// How each channel saw a hit.
@@ -69,7 +138,7 @@ impl SearchHit {
             doc_path: "n/a.md".into(),
             heading_path: Vec::new(),
             snippet: String::new(),
-            citation: Citation { kind: "line", path: "n/a.md".into(), start: 1, end: 2, section: None },
+            citation: Citation::of_chunk("n/a.md".into(), 1, 2, None),
             retrieval: Retrieval::default(),
             indexed_at: String::new(),
             external_id: String::new(),

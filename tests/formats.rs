@@ -1,0 +1,195 @@
+//! HTML and PDF notes end to end: ingest, search with line spans (HTML) and
+//! page citations (PDF), `ask` citing a page, `:cite` on a page in the REPL,
+//! unchanged files skipped on re-ingest and deleted ones pruned. Every PDF is
+//! written by `common::pdf`; every HTML page is written here.
+
+mod common;
+
+use common::pdf::{Extras, pdf, pdf_with};
+use common::{Env, file_lines, repl};
+use serde_json::Value;
+
+/// A home with the built-in extractive answerer and no embedder: these
+/// cases are about reading formats, and lexical search is deterministic.
+fn env() -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env
+}
+
+const PAGE: &str = "<!DOCTYPE html>
+<html lang=en>
+<head>
+  <title>Glassblowing &amp; annealing</title>
+  <style>.furnace { color: orange }</style>
+  <script>const secret = 'marmalade';</script>
+</head>
+<body>
+  <nav><a href=/>Workshop home</a></nav>
+  <h1>Glassblowing</h1>
+  <p>The gather is taken from the furnace
+     on the end of a blowpipe.</p>
+  <h2>Annealing</h2>
+  <p>A finished piece rests in the annealer
+     overnight so the strain relaxes.</p>
+  <pre>
+ramp 480 C  2h
+hold 480 C  1h
+  </pre>
+  <footer>Written by the workshop</footer>
+</body>
+</html>
+";
+
+fn hits(env: &Env, query: &str) -> Vec<Value> {
+    env.json(&["search", "-k", "10", query])["hits"].as_array().unwrap().clone()
+}
+
+#[test]
+fn html_hits_carry_headings_and_the_source_lines_they_came_from() {
+    let env = env();
+    let file = env.write("notes/glass.html", PAGE);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let docs = env.json(&["docs"]);
+    assert_eq!(docs["documents"][0]["title"], "Glassblowing & annealing");
+
+    let hit = &hits(&env, "annealer strain")[0];
+    let c = &hit["citation"];
+    assert_eq!(c["kind"], "line");
+    assert_eq!(c["path"], "notes/glass.html");
+    assert_eq!(c["section"], "Glassblowing > Annealing");
+    assert_eq!((c["start"].as_u64(), c["end"].as_u64()), (Some(13), Some(19)), "{hit}");
+    let cited = file_lines(&file, 13, 19);
+    assert!(cited.contains("<h2>Annealing</h2>") && cited.contains("overnight") && cited.contains("hold 480"), "{cited}");
+    assert!(c.get("page").is_none());
+
+    let first = &hits(&env, "blowpipe")[0]["citation"];
+    assert_eq!((first["start"].as_u64(), first["end"].as_u64()), (Some(10), Some(12)));
+}
+
+#[test]
+fn html_scripts_styles_and_navigation_are_not_indexed() {
+    let env = env();
+    env.write("notes/glass.html", PAGE);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for absent in ["marmalade", "orange", "Workshop home", "Written by the workshop"] {
+        assert!(hits(&env, absent).is_empty(), "{absent} is searchable");
+    }
+    assert_eq!(hits(&env, "ramp hold").len(), 1, "the <pre> block is indexed");
+}
+
+/// A three-page paper; page 2 holds the answer.
+fn paper() -> Vec<u8> {
+    pdf(&[
+        &["Kiln Notes", "An introduction to small electric kilns."],
+        &[
+            "Bisque firing takes the clay to cone 04.",
+            "A bisque firing of earthenware takes eight hours in the kiln.",
+            "Open the lid only below one hundred degrees.",
+        ],
+        &["Glaze firing", "Glazes mature at cone 6 in a stoneware kiln."],
+    ])
+}
+
+#[test]
+fn pdf_hits_are_cited_by_page() {
+    let env = env();
+    env.write("notes/paper.pdf", paper());
+    let summary = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!((summary["added"].as_u64(), summary["skipped"].as_u64()), (Some(1), Some(0)), "{summary}");
+
+    let hit = &hits(&env, "earthenware bisque")[0];
+    let c = &hit["citation"];
+    assert_eq!(c["kind"], "page");
+    assert_eq!(c["path"], "notes/paper.pdf");
+    assert_eq!(c["page"], 2);
+    assert!(c.get("start").is_none() && c.get("end").is_none(), "{c}");
+    assert!(hit["snippet"].as_str().unwrap().contains("earthenware"));
+    assert_eq!(hits(&env, "stoneware")[0]["citation"]["page"], 3);
+
+    let human = env.ok(&["search", "earthenware"]);
+    assert!(human.contains("notes/paper.pdf p. 2"), "{human}");
+}
+
+#[test]
+fn ask_answers_from_a_pdf_with_a_page_citation() {
+    let env = env();
+    env.write("notes/paper.pdf", paper());
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["ask", "Which firing of earthenware takes eight hours?"]);
+    assert_eq!(v["grounded"], true, "{v}");
+    let c = &v["citations"][0]["citation"];
+    assert_eq!((c["kind"].as_str(), c["path"].as_str(), c["page"].as_u64()), (Some("page"), Some("notes/paper.pdf"), Some(2)), "{v}");
+    let human = env.ok(&["ask", "Which firing of earthenware takes eight hours?"]);
+    assert!(human.contains("[1] notes/paper.pdf p. 2"), "{human}");
+}
+
+#[test]
+fn cite_in_the_repl_prints_the_cited_page() {
+    let env = env();
+    env.write("notes/paper.pdf", paper());
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let input = "Which firing of earthenware takes eight hours?\n:cite 1\n:cite\n";
+    let (code, out, err) = repl(&env, &["--repl", "--session", "kiln"], input);
+    assert_eq!(code, 0, "{err}");
+    let cite = out.split_once(":cite 1\n[1] notes/paper.pdf p. 2\n").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{out}"));
+    assert!(cite.starts_with("Bisque firing takes the clay to cone 04.\nA bisque firing of earthenware"), "{out}");
+    assert!(cite.contains("Open the lid only below one hundred degrees."), "{out}");
+    assert!(out.contains("also shown to the model, not cited:\n  [#2] notes/paper.pdf p. 3"), "{out}");
+}
+
+#[test]
+fn unchanged_html_and_pdf_are_skipped_and_deleted_ones_pruned() {
+    let env = env();
+    let page = env.write("notes/glass.html", PAGE);
+    let paper_path = env.write("notes/paper.pdf", paper());
+    env.write("notes/keep.md", "# Keep\n\nThis note stays.\n");
+    let notes = env.notes();
+    let notes = notes.to_str().unwrap();
+    let first = env.json(&["ingest", notes]);
+    assert_eq!(first["added"], 3, "{first}");
+
+    let again = env.json(&["ingest", notes]);
+    assert_eq!((again["unchanged"].as_u64(), again["chunks_written"].as_u64()), (Some(3), Some(0)), "{again}");
+
+    // An edited PDF is read again; its page numbers follow the new file.
+    env.write("notes/paper.pdf", pdf(&[&["Only one page now, about raku firing."]]));
+    let edited = env.json(&["ingest", notes]);
+    assert_eq!((edited["updated"].as_u64(), edited["unchanged"].as_u64()), (Some(1), Some(2)), "{edited}");
+    assert!(hits(&env, "earthenware").is_empty());
+    assert_eq!(hits(&env, "raku")[0]["citation"]["page"], 1);
+
+    std::fs::remove_file(page).unwrap();
+    std::fs::remove_file(paper_path).unwrap();
+    let kept = env.json(&["ingest", notes]);
+    assert_eq!((kept["missing"].as_u64(), kept["removed"].as_u64()), (Some(2), Some(0)), "{kept}");
+    let pruned = env.json(&["ingest", "--prune", notes]);
+    assert_eq!(pruned["removed"], 2, "{pruned}");
+    let docs = env.json(&["docs"]);
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["notes/keep.md"]);
+}
+
+#[test]
+fn a_pdf_without_a_text_layer_is_skipped_with_an_ocr_hint() {
+    let env = env();
+    env.write("notes/scan.pdf", pdf(&[&[], &[]]));
+    env.write("notes/note.md", "# Note\n\nA good note.\n");
+    let s = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(1), Some(1)), "{s}");
+    let reason = s["skipped_files"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("no text layer") && reason.contains("OCR"), "{reason}");
+    assert_eq!(s["skipped_files"][0]["path"], "notes/scan.pdf");
+}
+
+#[test]
+fn an_encrypted_pdf_is_skipped_and_says_so() {
+    let env = env();
+    let locked = pdf_with(&[&["Secret kiln schedule."]], &Extras { encrypted: true, ..Extras::default() });
+    env.write("notes/locked.pdf", locked);
+    let out = env.run(&["--json", "ingest", env.path("notes/locked.pdf").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "a named file that could not be read is bad input");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("encrypted PDF") || s.to_string().contains("encrypted PDF"), "{err} {s}");
+}
