@@ -2,12 +2,14 @@
 //! each), and turning an outcome into an exit code. `main.rs` calls `main`.
 
 mod ask;
+mod completions;
 mod config_cmd;
 mod docs;
 mod doctor;
 mod eval;
 mod ingest;
 mod init;
+mod mcp;
 mod models;
 pub mod progress;
 mod repl;
@@ -89,6 +91,10 @@ enum Command {
     /// Show the effective config or where it lives
     #[command(subcommand)]
     Config(config_cmd::Command),
+    /// Serve the notes to an MCP client (an editor, a coding agent) over stdio
+    Mcp,
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish
+    Completions(completions::Args),
 }
 
 /// What every command gets: resolved paths, flags, and how to print.
@@ -123,7 +129,11 @@ impl Ctx {
         if auto {
             self.out.notice(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
         }
-        Store::open(db, self.readonly || auto)
+        let store = Store::open(db, self.readonly || auto)?;
+        if self.out.hyperlinks() {
+            crate::render::link::remember_roots(&store);
+        }
+        Ok(store)
     }
 
     /// The search engine and the mode to run in: `requested` (a `--mode`
@@ -287,5 +297,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Eval(cmd) => eval::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Models(cmd) => models::run(&ctx, cmd),
+        Command::Mcp => mcp::run(&ctx),
+        Command::Completions(args) => completions::run(args),
     }
 }

@@ -226,7 +226,7 @@ impl Repl {
             return self.out.line(msg).map_err(Into::into);
         };
         let stale = self.kb.store.chunks_by_ids(&[p.chunk_id])?.is_empty();
-        let mut head = format!("[{n}] {}:{}-{}", one_line(&p.doc_path), p.line_start, p.line_end);
+        let mut head = format!("[{n}] {}", self.out.location(&p.doc_path, p.line_start, p.line_end));
         if !p.heading_path.is_empty() {
             head.push_str(&format!(" · {}", one_line(&p.heading_path.join(" > "))));
         }
