@@ -17,7 +17,7 @@ fn each_shell_gets_a_script_that_names_the_commands() {
         let out = completions(shell);
         assert!(out.status.success(), "{shell}: {}", String::from_utf8_lossy(&out.stderr));
         let script = String::from_utf8(out.stdout).expect("utf-8 script");
-        for word in ["ingest", "search", "ask", "sessions", "mcp", "completions", "--data-dir"] {
+        for word in ["ingest", "search", "ask", "sessions", "mcp", "completions", "data-dir"] {
             assert!(script.contains(word), "{shell} script does not mention {word}");
         }
     }

@@ -268,17 +268,21 @@ fn bad_arguments_get_a_clear_error_naming_the_argument() {
     let env = home();
     cargo_and_tea_notes(&env);
     let (mut client, _) = Client::start(&env, &[]);
-    // Not the schema: a JSON-RPC invalid-params error naming the field.
-    let wrong_type = client.request("tools/call", json!({ "name": "search", "arguments": { "query": "tea", "k": "many" } }));
-    assert_eq!(wrong_type["error"]["code"], -32602, "{wrong_type}");
-    assert!(wrong_type["error"]["message"].as_str().unwrap().contains("many"), "{wrong_type}");
-    let missing = client.request("tools/call", json!({ "name": "ask", "arguments": {} }));
-    assert_eq!(missing["error"]["code"], -32602, "{missing}");
-    assert!(missing["error"]["message"].as_str().unwrap().contains("question"), "{missing}");
-    let unknown = client.request("tools/call", json!({ "name": "search", "arguments": { "qeury": "tea" } }));
-    assert!(unknown["error"]["message"].as_str().unwrap().contains("qeury"), "{unknown}");
-    let bad_mode = client.request("tools/call", json!({ "name": "search", "arguments": { "query": "tea", "mode": "sideways" } }));
-    assert!(bad_mode["error"]["message"].as_str().unwrap().contains("sideways"), "{bad_mode}");
+    // Not the schema: a tool error with error.v1 naming the argument.
+    let wrong_type = client.tool_error("search", json!({ "query": "tea", "k": "many" }));
+    assert_eq!(wrong_type["code"], "bad_input", "{wrong_type}");
+    assert!(wrong_type["message"].as_str().unwrap().contains("\"many\""), "{wrong_type}");
+    assert!(wrong_type["hint"].as_str().unwrap().contains("input schema"), "{wrong_type}");
+    let missing = client.tool_error("ask", json!({}));
+    assert!(missing["message"].as_str().unwrap().contains("missing field `question`"), "{missing}");
+    let unknown = client.tool_error("search", json!({ "qeury": "tea" }));
+    assert!(unknown["message"].as_str().unwrap().contains("unknown field `qeury`"), "{unknown}");
+    let bad_mode = client.tool_error("search", json!({ "query": "tea", "mode": "sideways" }));
+    assert!(bad_mode["message"].as_str().unwrap().contains("sideways"), "{bad_mode}");
+    let no_tool = client.request("tools/call", json!({ "name": "teleport", "arguments": {} }));
+    // A tool that does not exist is the SDK's JSON-RPC error.
+    assert_eq!(no_tool["error"]["code"], -32602, "{no_tool}");
+    assert!(no_tool["error"]["message"].as_str().unwrap().contains("not found"), "{no_tool}");
 
     // In the schema but not usable: a tool error with error.v1.
     let zero = client.tool_error("search", json!({ "query": "tea", "k": 0 }));

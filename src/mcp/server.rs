@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 
-use super::tools::{self, AskArgs, CiteArgs, IngestArgs, SearchArgs, SessionArgs};
+use super::tools::{self, AskArgs, Checked, CiteArgs, IngestArgs, SearchArgs, SessionArgs};
 use super::worker::Worker;
 
 /// What the client is told about the server as a whole.
@@ -54,14 +54,14 @@ fn result(outcome: Result<Value>) -> CallToolResult {
 impl Server {
     #[tool(description = "Search the indexed notes. Returns search_response.v1: ranked search_hit.v1 hits, each with \
         chunk_id, a snippet (matched terms between « and ») and a citation {path, start, end, section}.")]
-    async fn search(&self, params: Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::search(state, params.0)).await))
+    async fn search(&self, params: Parameters<Checked<SearchArgs>>) -> Result<CallToolResult, ErrorData> {
+        Ok(result(self.worker.call(move |state| tools::search(state, params.0.get("search")?)).await))
     }
 
     #[tool(description = "Ask a question answered only from the notes. Returns answer.v1: the answer with [#n] \
         markers and their citations, grounded true; or a refusal (grounded false, refusal_reason) when the notes do \
         not hold the answer. Pass a session name to ask a follow-up in a saved conversation.")]
-    async fn ask(&self, params: Parameters<AskArgs>, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+    async fn ask(&self, params: Parameters<Checked<AskArgs>>, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
         // A client's cancellation stops the model as Ctrl-C does on the command line.
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
@@ -70,7 +70,7 @@ impl Server {
             ct.cancelled().await;
             flag.store(true, Ordering::SeqCst);
         });
-        let outcome = self.worker.call(move |state| tools::ask(state, params.0, &cancel)).await;
+        let outcome = self.worker.call(move |state| tools::ask(state, params.0.get("ask")?, &cancel)).await;
         watch.abort();
         Ok(result(outcome))
     }
@@ -78,8 +78,8 @@ impl Server {
     #[tool(description = "The exact evidence text behind a citation, with its path, lines and heading, and whether \
         the note changed since (evidence.v1). Give chunk_id (from a search hit or an answer's citation), or session, \
         turn (from 1) and n (the [#n] of that turn's answer).")]
-    async fn cite(&self, params: Parameters<CiteArgs>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::cite(state, params.0)).await))
+    async fn cite(&self, params: Parameters<Checked<CiteArgs>>) -> Result<CallToolResult, ErrorData> {
+        Ok(result(self.worker.call(move |state| tools::cite(state, params.0.get("cite")?)).await))
     }
 
     #[tool(description = "The saved conversations, most recently used first (session_list.v1).")]
@@ -88,15 +88,15 @@ impl Server {
     }
 
     #[tool(description = "One saved conversation with every turn's question and answer.v1 answer (session.v1).")]
-    async fn session_show(&self, params: Parameters<SessionArgs>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::session_show(state, params.0)).await))
+    async fn session_show(&self, params: Parameters<Checked<SessionArgs>>) -> Result<CallToolResult, ErrorData> {
+        Ok(result(self.worker.call(move |state| tools::session_show(state, params.0.get("session_show")?)).await))
     }
 
     #[tool(description = "Index notes (Markdown, plain text, JSONL) from files or folders: changed files are \
         re-chunked and embedded, unchanged ones skipped. Returns the ingest summary. Refused when the server runs \
         with --readonly.")]
-    async fn ingest(&self, params: Parameters<IngestArgs>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::ingest(state, params.0)).await))
+    async fn ingest(&self, params: Parameters<Checked<IngestArgs>>) -> Result<CallToolResult, ErrorData> {
+        Ok(result(self.worker.call(move |state| tools::ingest(state, params.0.get("ingest")?)).await))
     }
 }
 

@@ -20,6 +20,41 @@ use crate::rag::{AskOptions, Kb};
 use crate::search::{Citation, SearchResponse, query};
 use crate::session;
 
+/// A tool's arguments, read by kebab rather than by the SDK, so arguments
+/// that do not fit the schema (a missing `query`, `"k": "many"`, an unknown
+/// field) are a tool error carrying `error.v1` like every other failure. The
+/// schema the client sees is `T`'s.
+#[derive(Debug)]
+pub struct Checked<T>(Result<T, String>);
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(Checked(serde_json::from_value(value).map_err(|e| e.to_string())))
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Checked<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut rmcp::schemars::SchemaGenerator) -> rmcp::schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T> Checked<T> {
+    /// The arguments, or `bad_input` naming the tool and what did not fit.
+    pub fn get(self, tool: &str) -> Result<T> {
+        self.0.map_err(|e| {
+            UserError::new("bad_input", format!("the arguments of {tool} do not fit its schema: {e}"))
+                .with_hint(format!("see {tool}'s input schema in tools/list"))
+                .into()
+        })
+    }
+}
+
 /// A retrieval mode, as the tools' schemas list it.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
