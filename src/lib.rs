@@ -2,7 +2,7 @@
 //! only parses and runs `cli`; every stage of the work lives in a module
 //! named for its job.
 //!
-//! Layers: script, words, markup, config, error, http → store → embed, llm → search, ingest → rag → session, eval → render → repl, cli
+//! Layers: script, words, markup, config, error, http → store → embed, llm → search, ingest → rag → session, eval → render → repl, mcp → cli
 //!
 //! Each module imports only from layers before it (left of its arrow), never
 //! from its own layer's neighbours or later ones; `scripts/layers.py` checks
@@ -18,6 +18,7 @@ pub mod http;
 pub mod ingest;
 pub mod llm;
 pub mod markup;
+pub mod mcp;
 pub mod rag;
 pub mod render;
 pub mod repl;

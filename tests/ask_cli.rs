@@ -199,3 +199,20 @@ fn explain_prints_every_gate_signal_and_the_decision() {
         assert!(out.contains(signal), "{signal} missing: {out}");
     }
 }
+
+#[test]
+fn piped_output_has_colours_with_color_always_but_never_osc8_links() {
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    let runs: [&[&str]; 2] = [
+        &["--color", "always", "ask", "How do I create a new project with cargo?"],
+        &["--color", "always", "search", "cargo new project"],
+    ];
+    for args in runs {
+        let out = env.ok(args);
+        assert!(out.contains("\x1b["), "--color always paints: {out:?}");
+        assert!(out.contains("notes/cargo.md:"), "{out:?}");
+        assert!(!out.contains("\x1b]8"), "a pipe gets no hyperlinks: {out:?}");
+    }
+}

@@ -2,12 +2,14 @@
 //! each), and turning an outcome into an exit code. `main.rs` calls `main`.
 
 mod ask;
+mod completions;
 mod config_cmd;
 mod docs;
 mod doctor;
 mod eval;
 mod ingest;
 mod init;
+mod mcp;
 mod models;
 pub mod progress;
 mod repl;
@@ -92,6 +94,10 @@ enum Command {
     /// Show the effective config or where it lives
     #[command(subcommand)]
     Config(config_cmd::Command),
+    /// Serve the notes to an MCP client (an editor, a coding agent) over stdio
+    Mcp,
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish
+    Completions(completions::Args),
 }
 
 /// What every command gets: resolved paths, flags, and how to print.
@@ -126,7 +132,11 @@ impl Ctx {
         if auto {
             self.out.notice(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
         }
-        Store::open(db, self.readonly || auto)
+        let store = Store::open(db, self.readonly || auto)?;
+        if self.out.hyperlinks() {
+            self.out.roots.remember(&store);
+        }
+        Ok(store)
     }
 
     /// The search engine and the mode to run in: `requested` (a `--mode`
@@ -175,7 +185,7 @@ pub fn main() -> i32 {
             // `args_os`: `args` itself panics on an argument that is not UTF-8.
             let json = std::env::args_os().any(|a| a == "--json");
             if e.kind() == clap::error::ErrorKind::InvalidUtf8 {
-                let out = Output { json, quiet: true, color: ColorChoice::Never };
+                let out = Output { json, quiet: true, color: ColorChoice::Never, roots: Default::default() };
                 return report(out, &not_utf8_argument());
             }
             if code != 0 && json {
@@ -185,13 +195,13 @@ pub fn main() -> i32 {
                     message: e.kind().to_string(),
                     hint: Some("run `kebab --help`".into()),
                 };
-                let _ = Output { json: true, quiet: true, color: ColorChoice::Never }.json(&doc);
+                let _ = Output { json: true, quiet: true, color: ColorChoice::Never, roots: Default::default() }.json(&doc);
             }
             let _ = e.print();
             return code;
         }
     };
-    let out = Output { json: cli.json, quiet: cli.quiet, color: cli.color };
+    let out = Output { json: cli.json, quiet: cli.quiet, color: cli.color, roots: Default::default() };
     match run(cli, out) {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
@@ -295,5 +305,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Eval(cmd) => eval::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Models(cmd) => models::run(&ctx, cmd),
+        Command::Mcp => mcp::run(&ctx),
+        Command::Completions(args) => completions::run(args),
     }
 }

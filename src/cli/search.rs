@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     for hit in &response.hits {
         let c = &hit.citation;
-        let mut head = format!("{:>2}. {}", hit.rank, c.place());
+        let mut head = format!("{:>2}. {}", hit.rank, ctx.out.location(&c.path, c.start, c.end));
         if let Some(section) = &c.section {
             head.push_str(&format!(" · {}", one_line(section)));
         }

@@ -82,7 +82,7 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
 /// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
 pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
     for c in &a.citations {
-        let mut line = format!("{} {}", c.marker, c.citation.place());
+        let mut line = format!("{} {}", c.marker, out.location(&c.citation.path, c.citation.start, c.citation.end));
         if let Some(s) = &c.citation.section {
             line.push_str(&format!(" · {}", one_line(s)));
         }
@@ -101,7 +101,7 @@ pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
     }
     for c in &a.candidates {
         let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
-        out.line(format!("closest: {}{section} (bm25 {:.2})", crate::search::place(&c.path, c.start, c.end), c.score))?;
+        out.line(format!("closest: {}{section} (bm25 {:.2})", out.location(&c.path, c.start, c.end), c.score))?;
     }
     Ok(())
 }

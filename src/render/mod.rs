@@ -10,6 +10,7 @@ use crate::script::json_escaped;
 
 pub mod answer;
 pub mod failure;
+pub mod link;
 pub mod sessions;
 
 use owo_colors::{OwoColorize, Stream, Style};
@@ -24,11 +25,13 @@ pub enum ColorChoice {
 }
 
 /// Where and how a command prints.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Output {
     pub json: bool,
     pub quiet: bool,
     pub color: ColorChoice,
+    /// What citation links resolve against (`render::link`).
+    pub roots: link::Roots,
 }
 
 impl Output {
@@ -77,6 +80,25 @@ impl Output {
         }
     }
 
+    /// Whether citation paths on stdout are OSC-8 hyperlinks (`render::link`).
+    pub fn hyperlinks(&self) -> bool {
+        self.hyperlinks_on(link::Terminal::detect())
+    }
+
+    /// The decision itself: a terminal on stdout, no `--json`, colours not
+    /// switched off by `--color never` or `NO_COLOR` (`--color always` does
+    /// not draw links into a pipe), and not `TERM=dumb`.
+    pub fn hyperlinks_on(&self, term: link::Terminal) -> bool {
+        !self.json && self.color != ColorChoice::Never && term.stdout && !term.no_color && !term.dumb
+    }
+
+    /// A citation's `path:start-end` (`p. N` for a PDF), escaped, a hyperlink
+    /// to the file when links are on and the path's root is known.
+    pub fn location(&self, path: &str, start: u32, end: u32) -> String {
+        let file = if self.hyperlinks() { self.roots.file_of(path) } else { None };
+        link::location(path, start, end, file.as_deref())
+    }
+
     /// Whether stderr is a terminal a progress bar may draw on.
     pub fn progress_on_terminal(&self) -> bool {
         !self.quiet && std::io::stderr().is_terminal()
@@ -98,6 +120,19 @@ pub fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_are_drawn_only_on_a_terminal_with_colours_on() {
+        let term = link::Terminal { stdout: true, no_color: false, dumb: false };
+        let out = |json, color| Output { json, quiet: false, color, roots: link::Roots::default() };
+        assert!(out(false, ColorChoice::Auto).hyperlinks_on(term));
+        assert!(out(false, ColorChoice::Always).hyperlinks_on(term));
+        assert!(!out(true, ColorChoice::Auto).hyperlinks_on(term), "--json");
+        assert!(!out(false, ColorChoice::Never).hyperlinks_on(term), "--color never");
+        assert!(!out(false, ColorChoice::Always).hyperlinks_on(link::Terminal { stdout: false, ..term }), "a pipe");
+        assert!(!out(false, ColorChoice::Auto).hyperlinks_on(link::Terminal { no_color: true, ..term }), "NO_COLOR");
+        assert!(!out(false, ColorChoice::Auto).hyperlinks_on(link::Terminal { dumb: true, ..term }), "TERM=dumb");
+    }
 
     #[test]
     fn human_bytes_picks_a_unit() {

@@ -24,7 +24,7 @@ use crate::rag::{AskOptions, Kb};
 use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_sources, session_line, turn_summary};
 use crate::render::{ColorChoice, Output, human_bytes};
 use crate::script::{one_line, printable};
-use crate::search::{Mode, place};
+use crate::search::Mode;
 use crate::session::{self, Conversation, export};
 use crate::store::Store;
 use commands::{Parsed, SessionCmd};
@@ -226,7 +226,7 @@ impl Repl {
                 self.out.line("also shown to the model, not cited:")?;
             }
             for p in rest {
-                self.out.line(format!("  [#{}] {}", p.n, place(&p.doc_path, p.line_start, p.line_end)))?;
+                self.out.line(format!("  [#{}] {}", p.n, self.out.location(&p.doc_path, p.line_start, p.line_end)))?;
             }
             return Ok(());
         };
@@ -238,7 +238,7 @@ impl Repl {
             return self.out.line(msg).map_err(Into::into);
         };
         let stale = self.kb.store.chunks_by_ids(&[p.chunk_id])?.is_empty();
-        let mut head = format!("[{n}] {}", place(&p.doc_path, p.line_start, p.line_end));
+        let mut head = format!("[{n}] {}", self.out.location(&p.doc_path, p.line_start, p.line_end));
         if !p.heading_path.is_empty() {
             head.push_str(&format!(" · {}", one_line(&p.heading_path.join(" > "))));
         }

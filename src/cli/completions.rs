@@ -1,0 +1,22 @@
+//! `kebab completions SHELL`: the shell's completion script for every
+//! command and flag, generated from the command line's own definition so it
+//! never drifts. `docs/usage.md` has the install line for each shell.
+
+use anyhow::Result;
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    shell: Shell,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let mut cmd = super::Cli::command();
+    let mut out = std::io::stdout().lock();
+    clap_complete::generate(args.shell, &mut cmd, "kebab", &mut out);
+    std::io::Write::flush(&mut out)?;
+    Ok(0)
+}

@@ -1,0 +1,381 @@
+//! What each MCP tool does, as plain synchronous calls on the knowledge base:
+//! the arguments (with the JSON schemas the client sees) and the documents
+//! that come back — the same ones the CLI prints with `--json`. Bad input is
+//! a `UserError`, which the server turns into an `error.v1` tool error.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+use rmcp::schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::Open;
+use super::worker::State;
+use crate::config::Mode;
+use crate::error::UserError;
+use crate::ingest::{self, FormatChoice, IngestOptions};
+use crate::rag::{AskOptions, Kb};
+use crate::search::{Citation, SearchResponse, query};
+use crate::session;
+
+/// A tool's arguments, read by kebab rather than by the SDK, so arguments
+/// that do not fit the schema (a missing `query`, `"k": "many"`, an unknown
+/// field) are a tool error carrying `error.v1` like every other failure. The
+/// schema the client sees is `T`'s.
+#[derive(Debug)]
+pub struct Checked<T>(Result<T, String>);
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Checked<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(Checked(serde_json::from_value(value).map_err(|e| e.to_string())))
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Checked<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut rmcp::schemars::SchemaGenerator) -> rmcp::schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T> Checked<T> {
+    /// The arguments, or `bad_input` naming the tool and what did not fit.
+    pub fn get(self, tool: &str) -> Result<T> {
+        self.0.map_err(|e| {
+            UserError::new("bad_input", format!("the arguments of {tool} do not fit its schema: {e}"))
+                .with_hint(format!("see {tool}'s input schema in tools/list"))
+                .into()
+        })
+    }
+}
+
+/// A retrieval mode, as the tools' schemas list it.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "lowercase")]
+pub enum ModeArg {
+    /// BM25 over the word and trigram indexes.
+    Lexical,
+    /// Cosine similarity of embeddings.
+    Vector,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Lexical => Mode::Lexical,
+            ModeArg::Vector => Mode::Vector,
+            ModeArg::Hybrid => Mode::Hybrid,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// What to look for: words or phrases from the notes.
+    pub query: String,
+    /// Number of hits (at least 1) [default: search.default_k from the config].
+    pub k: Option<usize>,
+    /// Retrieval mode [default: search.default_mode from the config].
+    pub mode: Option<ModeArg>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct AskArgs {
+    /// The question, answered only from the notes with `[#n]` citations, or refused.
+    pub question: String,
+    /// Ask as the next turn of this named session (created on first use), so
+    /// follow-up questions read the earlier turns.
+    pub session: Option<String>,
+    /// Retrieval mode [default: search.default_mode from the config].
+    pub mode: Option<ModeArg>,
+    /// Chunks to retrieve and pack (at least 1) [default: search.default_k].
+    pub k: Option<usize>,
+}
+
+/// `cite`: a chunk by id, or the evidence `n` of a session's turn.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct CiteArgs {
+    /// A chunk id, as in a search hit's `chunk_id` or a citation's `chunk_id`.
+    pub chunk_id: Option<i64>,
+    /// With `turn` and `n`: the session whose answer cited the evidence.
+    pub session: Option<String>,
+    /// The turn's number in the session, from 1.
+    pub turn: Option<usize>,
+    /// The evidence number, the `n` of the answer's `[#n]` marker.
+    pub n: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct SessionArgs {
+    /// The session's name, as `sessions_list` shows it.
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct IngestArgs {
+    /// Files or folders to index (absolute paths; relative ones are read from
+    /// the folder the server was started in).
+    pub paths: Vec<String>,
+    /// Remove documents whose files are gone.
+    #[serde(default)]
+    pub prune: bool,
+    /// Re-chunk every file, changed or not.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// `evidence.v1`: the exact text a citation points at, where it is, and
+/// whether the note changed since.
+#[derive(Debug, Serialize)]
+struct Evidence {
+    schema_version: &'static str,
+    chunk_id: i64,
+    citation: Citation,
+    heading_path: Vec<String>,
+    text: String,
+    /// The chunk is no longer in the index (the note was indexed again or
+    /// removed), or the note's file is gone or differs from what was indexed.
+    changed_since: bool,
+    /// Session form only: whether the answer cited this evidence (it may
+    /// have been shown to the model without being cited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cited: Option<bool>,
+}
+
+fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
+    UserError::new("bad_input", message).with_hint(hint).into()
+}
+
+fn check_k(k: Option<usize>) -> Result<()> {
+    if k == Some(0) {
+        return Err(bad("k must be at least 1", "leave k out for the configured default (search.default_k)"));
+    }
+    Ok(())
+}
+
+/// The mode a call runs in: the one asked for (an error when it cannot run)
+/// or the configured default (falling back to lexical, as the CLI does).
+fn mode(kb: &Kb, requested: Option<ModeArg>) -> Result<Mode> {
+    let want = requested.map(Mode::from).unwrap_or(kb.cfg.search.default_mode);
+    let (mode, note) = kb.engine.resolve(&kb.store, want, requested.is_some())?;
+    if let Some(n) = note {
+        eprintln!("kebab mcp: {n}");
+    }
+    Ok(mode)
+}
+
+pub fn search(state: &mut State, args: SearchArgs) -> Result<Value> {
+    if query::build(&args.query).is_empty() {
+        return Err(bad(
+            format!("the query {:?} has no words to search for", args.query),
+            "search for words or numbers; punctuation alone matches nothing",
+        ));
+    }
+    check_k(args.k)?;
+    let kb = state.kb(Open::Existing)?;
+    let k = args.k.unwrap_or(kb.cfg.search.default_k);
+    let mode = kb.engine.mode_for(&args.query, mode(kb, args.mode)?);
+    let (hits, _) = kb.engine.search_traced(&kb.store, &args.query, mode, k, true)?;
+    let response = SearchResponse { schema_version: "search_response.v1", query: args.query, mode, hits, trace: None };
+    Ok(serde_json::to_value(&response)?)
+}
+
+pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Value> {
+    if args.question.trim().is_empty() {
+        return Err(bad("the question is empty", "give the question as text"));
+    }
+    check_k(args.k)?;
+    if let Some(name) = &args.session {
+        session::check_name(name)?;
+    }
+    let kb = state.kb(Open::Existing)?;
+    let mode = mode(kb, args.mode)?;
+    let turn = match &args.session {
+        // Read-only: earlier turns still give context, but nothing is created.
+        Some(name) if kb.store.is_readonly() => {
+            session::find(&kb.store, name)?.map(|c| session::turn_of(&kb.store, &c, false)).transpose()?
+        }
+        Some(name) => Some(session::turn_of(&kb.store, &session::open_or_create(&kb.store, name)?, true)?),
+        None => None,
+    };
+    let opts = AskOptions {
+        question: args.question,
+        mode,
+        k: args.k,
+        template: None,
+        temperature: None,
+        seed: None,
+        // The client gets the final answer, not a stream.
+        stream: false,
+        turn,
+        multi_hop: false,
+        strict_multi_hop: false,
+    };
+    // Not streamed: the whole answer comes back in the outcome.
+    let outcome = kb.ask(&opts, &mut |_| true, cancel)?;
+    if let Some(err) = outcome.error {
+        let lead = crate::rag::generate::failure_lead(&err, outcome.answer_id.is_some());
+        return Err(anyhow::Error::new(err).context(lead));
+    }
+    Ok(serde_json::to_value(&outcome.answer)?)
+}
+
+pub fn cite(state: &mut State, args: CiteArgs) -> Result<Value> {
+    let evidence = match args {
+        CiteArgs { chunk_id: Some(id), session: None, turn: None, n: None } => chunk_evidence(state.kb(Open::Existing)?, id)?,
+        CiteArgs { chunk_id: None, session: Some(name), turn: Some(turn), n: Some(n) } => {
+            turn_evidence(state.kb(Open::Existing)?, &name, turn, n)?
+        }
+        _ => {
+            return Err(bad(
+                "cite takes either chunk_id, or session with turn and n",
+                "pass {\"chunk_id\": 12} from a search hit, or {\"session\": \"work\", \"turn\": 2, \"n\": 1} for [#1] of turn 2",
+            ));
+        }
+    };
+    Ok(serde_json::to_value(&evidence)?)
+}
+
+fn chunk_evidence(kb: &Kb, id: i64) -> Result<Evidence> {
+    let Some(row) = kb.store.chunks_by_ids(&[id])?.pop() else {
+        return Err(UserError::new("not_found", format!("there is no chunk {id} in the index"))
+            .with_hint("chunk ids come from search hits and answer citations; a note indexed again gets new ids, so search again")
+            .into());
+    };
+    let changed_since = note_changed(kb, &row.doc_path)?;
+    Ok(Evidence {
+        schema_version: "evidence.v1",
+        chunk_id: row.chunk_id,
+        citation: citation(&row.doc_path, row.line_start, row.line_end, &row.heading_path),
+        heading_path: row.heading_path,
+        text: row.text,
+        changed_since,
+        cited: None,
+    })
+}
+
+fn turn_evidence(kb: &Kb, name: &str, turn: usize, n: usize) -> Result<Evidence> {
+    let conversation = session::get(&kb.store, name)?;
+    let turns = session::turns(&kb.store, conversation.id)?;
+    let Some(t) = turns.iter().find(|t| usize::try_from(t.turn_index).is_ok_and(|i| i + 1 == turn)) else {
+        return Err(UserError::new("not_found", format!("session {name:?} has no turn {turn}; it has {} turns", turns.len()))
+            .with_hint("turns are numbered from 1, as session_show lists them")
+            .into());
+    };
+    let Some(p) = t.packed.iter().find(|p| p.n == n) else {
+        let msg = match t.packed.len() {
+            0 => format!("turn {turn} of session {name:?} had no evidence"),
+            len => format!("turn {turn} of session {name:?} has no evidence {n}; its evidence is numbered 1–{len}"),
+        };
+        return Err(UserError::new("not_found", msg).with_hint("n is the number in the answer's [#n] markers").into());
+    };
+    // The text the answer saw, even when the note has changed since.
+    let current = kb.store.chunks_by_ids(&[p.chunk_id])?.pop();
+    let changed_since = match &current {
+        None => true,
+        Some(row) => note_changed(kb, &row.doc_path)?,
+    };
+    Ok(Evidence {
+        schema_version: "evidence.v1",
+        chunk_id: p.chunk_id,
+        citation: citation(&p.doc_path, p.line_start, p.line_end, &p.heading_path),
+        heading_path: p.heading_path.clone(),
+        text: p.text.clone(),
+        changed_since,
+        cited: Some(t.answer.citations.iter().any(|c| c.chunk_id == p.chunk_id)),
+    })
+}
+
+/// A citation as search hits and answers carry it.
+fn citation(path: &str, start: u32, end: u32, heading_path: &[String]) -> Citation {
+    let section = if heading_path.is_empty() { None } else { Some(heading_path.join(" > ")) };
+    Citation { kind: "line", path: path.to_string(), start, end, section }
+}
+
+/// Whether the note behind `doc_path` changed since it was indexed: its
+/// file is gone or its content hash differs from the indexed one. A path
+/// under no known root cannot be checked: not changed.
+fn note_changed(kb: &Kb, doc_path: &str) -> Result<bool> {
+    let roots = crate::render::link::roots(&kb.store)?;
+    let Some(file) = crate::render::link::file_of(doc_path, &roots) else { return Ok(false) };
+    let Ok(bytes) = std::fs::read(&file) else { return Ok(true) };
+    let Some((root_id, _, dir)) = kb.store.root_containing(&file)? else { return Ok(false) };
+    let Ok(rel) = file.strip_prefix(&dir) else { return Ok(false) };
+    let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let indexed = kb.store.source_hash(root_id, &rel.join("/"))?;
+    Ok(indexed.is_none_or(|(hash, _)| hash != blake3::hash(&bytes).to_hex().as_str()))
+}
+
+pub fn sessions_list(state: &mut State) -> Result<Value> {
+    let kb = state.kb(Open::Existing)?;
+    // The document `kebab sessions list --json` prints.
+    Ok(json!({ "schema_version": "session_list.v1", "sessions": session::list(&kb.store)? }))
+}
+
+pub fn session_show(state: &mut State, args: SessionArgs) -> Result<Value> {
+    let kb = state.kb(Open::Existing)?;
+    let doc = session::document(&kb.store, session::get(&kb.store, &args.name)?)?;
+    Ok(serde_json::to_value(&doc)?)
+}
+
+pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
+    // Refused up front, as `kebab ingest --readonly` is.
+    if state.setup.readonly {
+        return Err(UserError::readonly("the ingest tool").into());
+    }
+    if args.paths.is_empty() {
+        return Err(bad("the ingest tool needs at least one path", "pass {\"paths\": [\"/home/me/notes\"]}"));
+    }
+    let config_dir = state.setup.config_dir.clone();
+    let data_dir = state.setup.data_dir.clone();
+    let kb = state.kb(Open::Create)?;
+    if kb.store.is_readonly() {
+        return Err(UserError::readonly("the ingest tool").into());
+    }
+    let opts = IngestOptions {
+        paths: args.paths.iter().map(PathBuf::from).collect(),
+        format: FormatChoice::Auto,
+        prune: args.prune,
+        force: args.force,
+    };
+    let summary = ingest::run(&mut kb.store, &kb.cfg, &config_dir, &opts, &mut |_| {})?;
+    if summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0 {
+        return Err(bad(
+            format!("nothing named could be ingested: {} skipped", summary.skipped),
+            "the files must be Markdown, plain text or JSONL (BEIR form)",
+        ));
+    }
+    let (model, note) = crate::embed::select(&kb.cfg.embedding, &data_dir);
+    if let Some(n) = note {
+        eprintln!("kebab mcp: {n}");
+    }
+    let embedding = match model {
+        Some(model) => Some(ingest::embed::embed_missing(&kb.store, model.as_ref(), args.force, &mut |_, _| {})?),
+        None => None,
+    };
+    // The document `kebab ingest --json` prints: the summary, and the embedding run.
+    let mut doc = serde_json::to_value(&summary)?;
+    if let (Some(e), Some(map)) = (embedding, doc.as_object_mut()) {
+        map.insert("embedding".into(), serde_json::to_value(&e)?);
+    }
+    Ok(doc)
+}

@@ -1,0 +1,68 @@
+//! The thread that owns the knowledge base. `Kb` holds a SQLite connection
+//! and the vectors it cached, neither of which may cross threads, so the
+//! server sends each call here as a job and awaits its reply; calls run one
+//! at a time, in the order they came.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc;
+
+use anyhow::{Result, anyhow};
+
+use super::{Open, Setup};
+use crate::rag::Kb;
+
+/// The worker's state: how to open the knowledge base, and the one it opened.
+pub struct State {
+    pub setup: Setup,
+    kb: Option<Kb>,
+}
+
+impl State {
+    /// The knowledge base, opened on first use. A failed open is not kept:
+    /// the next call tries again (say, after the first `kebab ingest`).
+    pub fn kb(&mut self, open: Open) -> Result<&mut Kb> {
+        let kb = match self.kb.take() {
+            Some(kb) => kb,
+            None => (self.setup.open)(open)?,
+        };
+        Ok(self.kb.insert(kb))
+    }
+}
+
+type Job = Box<dyn FnOnce(&mut State) + Send>;
+
+/// A handle on the worker thread; dropping it ends the thread.
+pub struct Worker {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Worker {
+    pub fn start(setup: Setup) -> Result<Worker> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("kebab-mcp-kb".into())
+            .spawn(move || {
+                let mut state = State { setup, kb: None };
+                for job in rx {
+                    // A bug in one call must not take the server down: the
+                    // caller gets an error and the next call reopens the database.
+                    if std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut state))).is_err() {
+                        state.kb = None;
+                    }
+                }
+            })
+            .map_err(|e| anyhow!("starting the MCP worker thread: {e}"))?;
+        Ok(Worker { jobs })
+    }
+
+    /// Runs `f` on the worker thread and returns what it returned; an error
+    /// when the worker is gone or the call panicked.
+    pub async fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut State) -> Result<T> + Send + 'static) -> Result<T> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |state| {
+            let _ = reply.send(f(state));
+        });
+        self.jobs.send(job).map_err(|_| anyhow!("the MCP worker thread has stopped"))?;
+        answer.await.map_err(|_| anyhow!("the call failed inside kebab (a bug): see the server's stderr"))?
+    }
+}

@@ -1,0 +1,332 @@
+//! `kebab mcp` end to end: the test is an MCP client speaking newline-
+//! delimited JSON-RPC to the real binary over its pipes — the handshake, the
+//! tool list with schemas, a call of every tool, tool errors carrying
+//! `error.v1`, a bad argument, `--readonly`, and calls while another process
+//! ingests into the same database.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout};
+
+use common::{Env, cargo_and_tea_notes, spawn_piped};
+use serde_json::{Value, json};
+
+/// The built-in extractive model, lexical search (no embedding model needed).
+fn home() -> Env {
+    let env = Env::new();
+    env.write(
+        "config/kebab/config.toml",
+        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
+    );
+    env
+}
+
+/// An MCP client on a running `kebab mcp`.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    /// Starts `kebab [flags] mcp` and completes the handshake.
+    fn start(env: &Env, flags: &[&str]) -> (Client, Value) {
+        let mut args = flags.to_vec();
+        args.push("mcp");
+        let mut child = spawn_piped(env.cmd(&args).current_dir(env.path("")));
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut client = Client { child, stdin, stdout, next_id: 1 };
+        let init = client.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": { "name": "kebab-test", "version": "0" }
+            }),
+        );
+        client.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        (client, init)
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to kebab mcp");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and returns its response (notifications in between are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read from kebab mcp");
+            assert!(n > 0, "kebab mcp closed stdout before answering {method}");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// `tools/call`: the result (a JSON-RPC error fails the test).
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
+        assert!(response.get("error").is_none(), "{tool}: {response}");
+        response["result"].clone()
+    }
+
+    /// A successful call's document.
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], json!(false), "{tool}: {result}");
+        // The text content is the same document, for clients that read text only.
+        let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text content")).unwrap();
+        assert_eq!(text, result["structuredContent"]);
+        result["structuredContent"].clone()
+    }
+
+    /// A failed call's `error.v1` document.
+    fn tool_error(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], json!(true), "{tool}: {result}");
+        let doc = result["structuredContent"].clone();
+        assert_eq!(doc["schema_version"], "error.v1", "{result}");
+        doc
+    }
+
+    /// Closes stdin (the client hangs up) and returns the exit code and stderr.
+    fn finish(mut self) -> (Option<i32>, String) {
+        drop(self.stdin.take());
+        let out = self.child.wait_with_output().expect("wait for kebab mcp");
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn the_handshake_names_kebab_and_the_six_tools_come_with_input_schemas() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, init) = Client::start(&env, &[]);
+    assert_eq!(init["result"]["serverInfo"]["name"], "kebab", "{init}");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+
+    let list = client.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap_or_else(|| panic!("{list}"));
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["ask", "cite", "ingest", "search", "session_show", "sessions_list"]);
+    let schema = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
+    for t in tools {
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert!(!t["description"].as_str().unwrap().is_empty(), "{t}");
+    }
+    assert_eq!(schema("search")["required"], json!(["query"]));
+    assert!(schema("search")["properties"]["k"].is_object());
+    assert_eq!(schema("ask")["required"], json!(["question"]));
+    assert!(schema("ask")["properties"]["session"].is_object());
+    assert_eq!(schema("session_show")["required"], json!(["name"]));
+    assert_eq!(schema("ingest")["required"], json!(["paths"]));
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn search_returns_search_hits_with_their_citations() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let doc = client.ok("search", json!({ "query": "green tea", "k": 3 }));
+    assert_eq!(doc["schema_version"], "search_response.v1", "{doc}");
+    assert_eq!(doc["mode"], "lexical");
+    let hit = &doc["hits"][0];
+    assert_eq!(hit["schema_version"], "search_hit.v1", "{doc}");
+    assert_eq!(hit["citation"]["path"], "notes/tea.md");
+    assert_eq!(hit["citation"]["start"], 1);
+    assert!(hit["snippet"].as_str().unwrap().contains("«"), "{hit}");
+    assert!(doc["hits"].as_array().unwrap().len() <= 3);
+}
+
+#[test]
+fn ask_answers_with_a_cited_source_and_refuses_what_the_notes_do_not_hold() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let a = client.ok("ask", json!({ "question": "How do I create a new project with cargo?" }));
+    assert_eq!(a["schema_version"], "answer.v1", "{a}");
+    assert_eq!(a["grounded"], true, "{a}");
+    assert!(a["answer"].as_str().unwrap().contains("cargo new hello"), "{a}");
+    assert_eq!(a["citations"][0]["citation"]["path"], "notes/cargo.md", "{a}");
+
+    let r = client.ok("ask", json!({ "question": "Which tea won the football world cup in 1998?" }));
+    assert_eq!(r["schema_version"], "answer.v1", "{r}");
+    assert_eq!(r["grounded"], false, "{r}");
+    assert!(r["refusal_reason"].is_string(), "{r}");
+    assert_eq!(r["citations"], json!([]), "{r}");
+}
+
+#[test]
+fn cite_gives_the_evidence_by_session_turn_and_by_chunk_and_sees_a_changed_note() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let a = client.ok("ask", json!({ "question": "How do I create a new project with cargo?", "session": "work" }));
+    assert_eq!(a["grounded"], true, "{a}");
+
+    let by_turn = client.ok("cite", json!({ "session": "work", "turn": 1, "n": 1 }));
+    assert_eq!(by_turn["schema_version"], "evidence.v1", "{by_turn}");
+    assert_eq!(by_turn["cited"], true, "{by_turn}");
+    assert_eq!(by_turn["changed_since"], false, "{by_turn}");
+    assert_eq!(by_turn["citation"]["path"], "notes/cargo.md");
+    assert_eq!(by_turn["citation"]["section"], "Cargo > New projects");
+    assert_eq!(by_turn["heading_path"], json!(["Cargo", "New projects"]));
+    assert!(by_turn["text"].as_str().unwrap().contains("run `cargo new hello` in a terminal"), "{by_turn}");
+
+    let chunk_id = a["citations"][0]["chunk_id"].clone();
+    let by_chunk = client.ok("cite", json!({ "chunk_id": chunk_id }));
+    assert_eq!(by_chunk["text"], by_turn["text"]);
+    assert_eq!(by_chunk["chunk_id"], chunk_id);
+    assert!(by_chunk.get("cited").is_none(), "{by_chunk}");
+
+    // The note is edited after indexing: the evidence says so.
+    env.write("notes/cargo.md", "# Cargo\n\nRewritten.\n");
+    let after = client.ok("cite", json!({ "chunk_id": chunk_id }));
+    assert_eq!(after["changed_since"], true, "{after}");
+
+    let missing = client.tool_error("cite", json!({ "session": "work", "turn": 1, "n": 40 }));
+    assert_eq!(missing["code"], "not_found", "{missing}");
+    assert!(missing["message"].as_str().unwrap().contains("no evidence 40"), "{missing}");
+    let neither = client.tool_error("cite", json!({ "session": "work" }));
+    assert_eq!(neither["code"], "bad_input", "{neither}");
+    assert!(neither["hint"].as_str().unwrap().contains("chunk_id"), "{neither}");
+}
+
+#[test]
+fn sessions_list_and_session_show_return_the_saved_conversation() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    client.ok("ask", json!({ "question": "How do I create a new project with cargo?", "session": "work" }));
+    client.ok("ask", json!({ "question": "How long does green tea steep?", "session": "work" }));
+
+    let list = client.ok("sessions_list", json!({}));
+    assert_eq!(list["schema_version"], "session_list.v1", "{list}");
+    assert_eq!(list["sessions"][0]["name"], "work", "{list}");
+    assert_eq!(list["sessions"][0]["turns"], 2, "{list}");
+
+    let show = client.ok("session_show", json!({ "name": "work" }));
+    assert_eq!(show["schema_version"], "session.v1", "{show}");
+    let turns = show["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(turns[1]["question"], "How long does green tea steep?");
+    assert_eq!(turns[1]["answer"]["schema_version"], "answer.v1");
+
+    let none = client.tool_error("session_show", json!({ "name": "nope" }));
+    assert_eq!(none["code"], "not_found", "{none}");
+    // What the client sees matches what the CLI saves.
+    let cli = env.json(&["sessions", "show", "work"]);
+    assert_eq!(cli["turns"][0]["answer"]["answer"], turns[0]["answer"]["answer"]);
+}
+
+#[test]
+fn ingest_indexes_new_notes_and_is_refused_under_readonly() {
+    let env = home();
+    // No database yet: reads say what to do, ingest creates it.
+    let (mut client, _) = Client::start(&env, &[]);
+    let empty = client.tool_error("search", json!({ "query": "kettle" }));
+    assert_eq!(empty["code"], "no_index", "{empty}");
+    assert!(empty["hint"].as_str().unwrap().contains("ingest"), "{empty}");
+
+    env.write("notes/kettle.md", "# Kettle\n\nThe kettle is descaled with vinegar once a month.\n");
+    let summary = client.ok("ingest", json!({ "paths": [env.notes()] }));
+    assert_eq!(summary["schema_version"], "ingest_summary.v1", "{summary}");
+    assert_eq!(summary["added"], 1, "{summary}");
+    let found = client.ok("search", json!({ "query": "kettle vinegar" }));
+    assert_eq!(found["hits"][0]["citation"]["path"], "notes/kettle.md", "{found}");
+    let again = client.ok("ingest", json!({ "paths": [env.notes()] }));
+    assert_eq!(again["unchanged"], 1, "{again}");
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    let (mut readonly, _) = Client::start(&env, &["--readonly"]);
+    let refused = readonly.tool_error("ingest", json!({ "paths": [env.notes()] }));
+    assert_eq!(refused["code"], "readonly", "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("--readonly"), "{refused}");
+    assert!(refused["hint"].as_str().unwrap().contains("drop --readonly"), "{refused}");
+    // Reads still work read-only.
+    let found = readonly.ok("search", json!({ "query": "kettle" }));
+    assert_eq!(found["hits"][0]["citation"]["path"], "notes/kettle.md");
+}
+
+#[test]
+fn bad_arguments_get_a_clear_error_naming_the_argument() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    // Not the schema: a tool error with error.v1 naming the argument.
+    let wrong_type = client.tool_error("search", json!({ "query": "tea", "k": "many" }));
+    assert_eq!(wrong_type["code"], "bad_input", "{wrong_type}");
+    assert!(wrong_type["message"].as_str().unwrap().contains("\"many\""), "{wrong_type}");
+    assert!(wrong_type["hint"].as_str().unwrap().contains("input schema"), "{wrong_type}");
+    let missing = client.tool_error("ask", json!({}));
+    assert!(missing["message"].as_str().unwrap().contains("missing field `question`"), "{missing}");
+    let unknown = client.tool_error("search", json!({ "qeury": "tea" }));
+    assert!(unknown["message"].as_str().unwrap().contains("unknown field `qeury`"), "{unknown}");
+    let bad_mode = client.tool_error("search", json!({ "query": "tea", "mode": "sideways" }));
+    assert!(bad_mode["message"].as_str().unwrap().contains("sideways"), "{bad_mode}");
+    let no_tool = client.request("tools/call", json!({ "name": "teleport", "arguments": {} }));
+    // A tool that does not exist is the SDK's JSON-RPC error.
+    assert_eq!(no_tool["error"]["code"], -32602, "{no_tool}");
+    assert!(no_tool["error"]["message"].as_str().unwrap().contains("not found"), "{no_tool}");
+
+    // In the schema but not usable: a tool error with error.v1.
+    let zero = client.tool_error("search", json!({ "query": "tea", "k": 0 }));
+    assert_eq!(zero["code"], "bad_input", "{zero}");
+    assert!(zero["message"].as_str().unwrap().contains("k must be at least 1"), "{zero}");
+    let punctuation = client.tool_error("search", json!({ "query": "?!" }));
+    assert_eq!(punctuation["code"], "bad_input", "{punctuation}");
+    let name = client.tool_error("ask", json!({ "question": "What is tea?", "session": "two words" }));
+    assert_eq!(name["code"], "bad_input", "{name}");
+    assert!(name["message"].as_str().unwrap().contains("two words"), "{name}");
+    // The server is still serving after every error.
+    assert_eq!(client.ok("search", json!({ "query": "tea" }))["hits"][0]["citation"]["path"], "notes/tea.md");
+}
+
+#[test]
+fn calls_succeed_while_another_process_ingests_into_the_same_database() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    // Enough notes that the other ingest is still writing during the calls.
+    for i in 0..150 {
+        let body: String = (0..12).map(|s| format!("## Part {s}\n\nBulk note {i} part {s} about lanterns and wicks.\n\n")).collect();
+        env.write(&format!("bulk/note-{i}.md"), format!("# Bulk {i}\n\n{body}"));
+    }
+    let (mut client, _) = Client::start(&env, &[]);
+    let mut ingest = env
+        .cmd(&["ingest", env.path("bulk").to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn kebab ingest");
+    let mut calls = 0;
+    // Call until the other ingest has finished, and at least a few times.
+    while calls < 6 || ingest.try_wait().expect("try_wait").is_none() {
+        let a = client.ok("ask", json!({ "question": "How do I create a new project with cargo?", "session": "busy" }));
+        assert_eq!(a["grounded"], true, "call {calls}: {a}");
+        let s = client.ok("search", json!({ "query": "green tea" }));
+        assert_eq!(s["hits"][0]["citation"]["path"], "notes/tea.md", "call {calls}: {s}");
+        calls += 1;
+    }
+    let done = ingest.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let list = client.ok("sessions_list", json!({}));
+    assert_eq!(list["sessions"][0]["turns"], calls, "{list}");
+    // The bulk notes are visible to the server once the ingest is done.
+    let bulk = client.ok("search", json!({ "query": "lanterns wicks" }));
+    assert!(bulk["hits"][0]["citation"]["path"].as_str().unwrap().starts_with("bulk/"), "{bulk}");
+}
