@@ -8,11 +8,11 @@ use super::Ctx;
 use crate::mcp::{self, Open, Setup};
 
 pub fn run(ctx: &Ctx) -> Result<i32> {
-    let (paths, out, readonly) = (ctx.paths.clone(), ctx.out, ctx.readonly);
+    let (paths, out, readonly) = (ctx.paths.clone(), ctx.out.clone(), ctx.readonly);
     let config_dir = ctx.config_dir();
     let data_dir = paths.data_dir.clone();
     let open = move |how: Open| {
-        let ctx = Ctx { paths: paths.clone(), out, readonly };
+        let ctx = Ctx { paths: paths.clone(), out: out.clone(), readonly };
         let cfg = ctx.config()?;
         let store = match how {
             Open::Existing => ctx.store()?,

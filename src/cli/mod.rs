@@ -202,7 +202,7 @@ pub fn main() -> i32 {
         }
     };
     let out = Output { json: cli.json, quiet: cli.quiet, color: cli.color, roots: Default::default() };
-    match run(cli, out) {
+    match run(cli, out.clone()) {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
         Err(err) => report(out, &err),

@@ -17,7 +17,7 @@ use crate::config::Mode;
 use crate::error::UserError;
 use crate::ingest::{self, FormatChoice, IngestOptions};
 use crate::rag::{AskOptions, Kb};
-use crate::search::{Citation, SearchResponse, query};
+use crate::search::{Citation, CitationKind, SearchResponse, query};
 use crate::session;
 
 /// A tool's arguments, read by kebab rather than by the SDK, so arguments
@@ -308,7 +308,7 @@ fn turn_evidence(kb: &Kb, name: &str, turn: usize, n: usize) -> Result<Evidence>
 /// A citation as search hits and answers carry it.
 fn citation(path: &str, start: u32, end: u32, heading_path: &[String]) -> Citation {
     let section = if heading_path.is_empty() { None } else { Some(heading_path.join(" > ")) };
-    Citation { kind: "line", path: path.to_string(), start, end, section }
+    Citation { kind: CitationKind::of_path(path), path: path.to_string(), start, end, section }
 }
 
 /// Whether the note behind `doc_path` changed since it was indexed: its
