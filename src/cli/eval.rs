@@ -224,6 +224,9 @@ fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {
     let reasons = if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) };
     line("refused", format!("{}{reasons}", pct(r.refused)))?;
     line("citations valid", r.citation_validity.map_or("– (no answer cited)".into(), pct))?;
+    if let Some(a) = r.attributed_when_grounded.filter(|&a| a > 0.0) {
+        line("grounded by attribution [n*]", pct(a))?;
+    }
     line("quotes verified", r.quote_verification.map_or("– (no quotes)".into(), |q| format!("{} of {}", pct(q), r.quotes_checked)))?;
     line("latency ms", format!("p50 {} · p95 {}", r.latency_ms_p50, r.latency_ms_p95))?;
     let estimated = if r.usage_estimated > 0 { format!(" ({} asks estimated)", r.usage_estimated) } else { String::new() };
