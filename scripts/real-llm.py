@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -175,6 +176,8 @@ def main():
     unanswerable = [i for i in items if i["kind"] in ("near_miss", "off_topic", "partial")][: args.unanswerable]
     log_path = os.path.join(args.work, "server.log")
     proc, port = start_server(args, log_path)
+    # A terminated harness stops its model server too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.rows = open(os.path.join(args.work, "rows.jsonl"), "a")
     try:
         results = []

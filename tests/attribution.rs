@@ -55,7 +55,7 @@ fn sentences_copied_from_the_evidence_without_markers_are_grounded_with_attribut
         assert!(!citations.is_empty(), "{kind:?}: {a:#}");
         for c in citations {
             assert_eq!(c["origin"], "attributed", "{kind:?}: {a:#}");
-            assert!(c["support"].as_f64().unwrap() >= 0.75, "{kind:?}: {a:#}");
+            assert_eq!(c["support"].as_f64(), Some(1.0), "{kind:?}: exact copies: {a:#}");
             assert_eq!(c["citation"]["path"].as_str().unwrap().rsplit('/').next(), Some("kettle.md"));
         }
         let sentences = a["attribution"]["sentences"].as_array().unwrap();

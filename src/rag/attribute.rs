@@ -20,7 +20,7 @@ use crate::words::{is_filler, is_question_word, words};
 
 /// The support a sentence needs to be attributed. Fitted on the dev half of
 /// fixtures/attribution/ (`kebab eval attribution --fit`), reported on test.
-pub const THRESHOLD: f64 = 0.75;
+pub const THRESHOLD: f64 = 0.689;
 
 /// An exact quote must be at least this long (folded) to count as one: "It
 /// is." occurs in any text.
@@ -116,6 +116,8 @@ pub struct Evidence {
 
 struct Entry {
     n: usize,
+    /// The text without markup, case kept: where code tokens are looked up.
+    plain: String,
     folded: String,
     stems: HashSet<String>,
 }
@@ -125,6 +127,7 @@ impl Evidence {
     pub fn new<'a>(entries: impl IntoIterator<Item = (usize, &'a str)>) -> Evidence {
         let mut ev = Evidence { entries: Vec::new(), all_words: HashSet::new(), df: HashMap::new() };
         for (n, text) in entries {
+            let plain = crate::markup::strip_markup(text);
             let folded = fold(text);
             let ws = words(&folded);
             let stems: HashSet<String> = ws.iter().map(|w| stem(w)).collect();
@@ -132,9 +135,20 @@ impl Evidence {
                 *ev.df.entry(s.clone()).or_default() += 1;
             }
             ev.all_words.extend(ws);
-            ev.entries.push(Entry { n, folded, stems });
+            ev.entries.push(Entry { n, plain, folded, stems });
         }
         ev
+    }
+
+    /// Whether some entry holds this number or name: a code token or an
+    /// identifier exactly as written (`String` is not `string`), anything
+    /// else word for word, case folded.
+    fn holds(&self, t: &Special) -> bool {
+        if t.exact {
+            self.entries.iter().any(|e| contains_token(&e.plain, &t.text))
+        } else {
+            words(&t.text).iter().all(|w| self.all_words.contains(w))
+        }
     }
 
     fn idf(&self, stem: &str) -> f64 {
@@ -158,8 +172,8 @@ pub enum Judgement {
 /// Judges one sentence (markers in it are ignored).
 pub fn judge(ev: &Evidence, sentence: &str) -> Judgement {
     let plain = without_markers(sentence);
-    if let Some(token) = special_tokens(&plain).into_iter().find(|t| !words(t).iter().all(|w| ev.all_words.contains(w))) {
-        return Judgement::Invented(token);
+    if let Some(token) = special_tokens(&plain).into_iter().find(|t| !ev.holds(t)) {
+        return Judgement::Invented(token.text);
     }
     let content: Vec<String> = content_stems(&plain);
     let has_special = !special_tokens(&plain).is_empty();
@@ -194,6 +208,10 @@ pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64
     let mut a = Attribution { threshold, sentences: Vec::new(), says_no_answer: NO_ANSWER.iter().any(|p| folded.contains(p)) };
     for span in sentences::split(answer) {
         let text = &answer[span.start..span.end];
+        // A copy of an entry's header is the prompt echoed, not a claim.
+        if super::extract::is_header_copy(line_of(answer, span.start)) {
+            continue;
+        }
         let cited = markers.iter().find(|m| m.start >= span.start && m.end <= span.end);
         let judged = |origin, n, support, invented| Judged { start: span.start, end: span.end, origin, n, support, invented };
         let j = judge(ev, text);
@@ -210,6 +228,20 @@ pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64
         a.sentences.push(sentence);
     }
     a
+}
+
+/// Whether `needle` occurs in `hay` not as part of a longer word (`Strin`
+/// is not in `String`).
+fn contains_token(hay: &str, needle: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    hay.match_indices(needle).any(|(at, _)| !word(hay[..at].chars().next_back()) && !word(hay[at + needle.len()..].chars().next()))
+}
+
+/// The whole line of `answer` holding byte `at`.
+fn line_of(answer: &str, at: usize) -> &str {
+    let start = answer[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = answer[at..].find('\n').map_or(answer.len(), |i| at + i);
+    &answer[start..end]
 }
 
 fn round(x: f64) -> f64 {
@@ -257,10 +289,18 @@ fn stem(word: &str) -> String {
     word.to_string()
 }
 
+/// A number or name of a sentence; `exact`: a code token or identifier,
+/// looked up as written.
+#[derive(Debug, Clone, PartialEq)]
+struct Special {
+    text: String,
+    exact: bool,
+}
+
 /// The numbers and names of a sentence: tokens with a digit, code spans'
 /// tokens, identifiers (`snake_case`, `Type::path`, `camelCase`, `macro!`),
 /// and capitalised words other than the first.
-fn special_tokens(sentence: &str) -> Vec<String> {
+fn special_tokens(sentence: &str) -> Vec<Special> {
     let mut out = Vec::new();
     for (i, part) in sentence.split('`').enumerate() {
         let in_code = i % 2 == 1;
@@ -276,7 +316,7 @@ fn special_tokens(sentence: &str) -> Vec<String> {
             let ident = t.contains('_') || t.contains("::") || raw.contains("!(") || raw.ends_with("!`");
             let special = in_code || t.chars().any(|c| c.is_ascii_digit()) || inner_upper || capitalised || ident;
             if special {
-                out.push(t.to_string());
+                out.push(Special { text: t.to_string(), exact: in_code || ident || inner_upper });
             }
         }
     }
@@ -327,6 +367,15 @@ mod tests {
     }
 
     #[test]
+    fn a_code_token_must_appear_as_written() {
+        // `String` is in E1 only as a word of prose ("a String"), `&String` as code
+        // nowhere; "string" lowercase would match the prose.
+        let a = run("A string slice has the type `Strin`.");
+        assert_eq!(a.sentences[0].invented.as_deref(), Some("Strin"), "{a:?}");
+        assert!(run("It looks like `let hello = &s[0..5];`, a string slice.").grounded());
+    }
+
+    #[test]
     fn facts_in_no_entry_are_unsupported() {
         let a = run("Slices are garbage collected at runtime by a tracing collector.");
         assert_eq!(a.sentences[0].origin, SentenceOrigin::Unsupported, "{a:?}");
@@ -349,7 +398,8 @@ mod tests {
 
     #[test]
     fn names_and_numbers_are_found_whatever_their_place() {
-        assert_eq!(special_tokens("Then use `Vec::new()` and HashMap with 3 items for Alice."), ["Vec::new", "HashMap", "3", "Alice"]);
+        let found: Vec<String> = special_tokens("Then use `Vec::new()` and HashMap with 3 items for Alice.").into_iter().map(|s| s.text).collect();
+        assert_eq!(found, ["Vec::new", "HashMap", "3", "Alice"]);
         assert!(special_tokens("Cargo builds it.").is_empty());
     }
 }
