@@ -63,7 +63,7 @@ def start_server(args, log_path):
     for _ in range(600):
         time.sleep(1)
         with open(log_path) as f:
-            if "listening" in f.read():
+            if f"listening 127.0.0.1:{port}" in f.read():
                 return proc, port
         if proc.poll() is not None:
             sys.exit(f"the model server exited; see {log_path}")
@@ -174,7 +174,8 @@ def main():
     items = [i for i in items if is_test(i["id"])]
     answerable = [i for i in items if i["kind"] == "answerable"][: args.answerable]
     unanswerable = [i for i in items if i["kind"] in ("near_miss", "off_topic", "partial")][: args.unanswerable]
-    log_path = os.path.join(args.work, "server.log")
+    # One log per run: a server left over from another run cannot write into it.
+    log_path = os.path.join(args.work, f"server-{os.getpid()}.log")
     proc, port = start_server(args, log_path)
     # A terminated harness stops its model server too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -51,12 +51,12 @@ fn split_line(answer: &str, from: usize, to: usize, out: &mut Vec<Span>) {
             let mut j = end;
             loop {
                 let k = j + answer[j..to].len() - answer[j..to].trim_start().len();
-                if answer[k..to].starts_with("[#") {
-                    if let Some(close) = answer[k..to].find(']') {
-                        end = k + close + 1;
-                        j = end;
-                        continue;
-                    }
+                if answer[k..to].starts_with("[#")
+                    && let Some(close) = answer[k..to].find(']')
+                {
+                    end = k + close + 1;
+                    j = end;
+                    continue;
                 }
                 break;
             }
