@@ -118,3 +118,32 @@ fn a_model_that_says_the_notes_do_not_answer_is_its_own_refusal() {
         assert_eq!(reason(&a), "llm_self_judge", "{kind:?}: {a:#}");
     }
 }
+
+#[test]
+fn with_passages_the_evidence_is_a_window_whose_lines_are_exact() {
+    let kind = Kind::OpenAi;
+    let server = Server::start(vec![kind.stream(&["Descale the kettle with citric acid when the water is very hard."], 0)]);
+    let env = home(kind, &server, "evidence = \"passages\"");
+    // One long section: many lines about other things, the answer in the middle.
+    let mut note = String::from("# Kitchen\n\n");
+    for i in 0..12 {
+        note.push_str(&format!("The oven shelf number {i} is cleaned with warm soapy water and a soft sponge.\n"));
+    }
+    note.push_str("Descale the kettle with citric acid when the water is very hard.\n");
+    for i in 0..12 {
+        note.push_str(&format!("The fridge drawer number {i} is emptied and wiped every Friday evening.\n"));
+    }
+    let path = env.write("notes/kitchen.md", &note);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let a = env.json(&["ask", "--json", "When do I descale the kettle with citric acid?"]);
+    assert_eq!(a["grounded"], true, "{a:#}");
+    let c = a["citations"].as_array().unwrap().iter().find(|c| c["citation"]["path"].as_str().unwrap().ends_with("kitchen.md")).unwrap();
+    let (start, end) = (c["citation"]["start"].as_u64().unwrap(), c["citation"]["end"].as_u64().unwrap());
+    let lines = common::file_lines(&path, start, end);
+    assert!(lines.contains("Descale the kettle with citric acid"), "{start}-{end}: {lines}");
+    assert!(end - start < 20, "a window, not the 27-line chunk: {start}-{end}");
+    // What the model was shown is exactly those lines.
+    let sent = server.bodies().last().unwrap()["messages"][1]["content"].as_str().unwrap().to_string();
+    let first_line = lines.lines().next().unwrap();
+    assert!(sent.contains(first_line) && !sent.contains("oven shelf number 0 "), "{sent}");
+}
