@@ -111,6 +111,13 @@ def run_config(spec, items, port, args, log_path):
             a = json.loads(out.stdout)
         except json.JSONDecodeError:
             a = {"grounded": False, "refusal_reason": "error", "answer": out.stderr[-200:], "citations": []}
+        # The server logs a request when its generation stops, which is after
+        # kebab returns when kebab stopped reading at the answer cap.
+        reached_model = a.get("refusal_reason") not in ("score_gate", "no_chunks", "no_content_words", "no_index", "error")
+        for _ in range(300):
+            if not reached_model or len(gen_lines(log_path)) > before:
+                break
+            time.sleep(1)
         lines = gen_lines(log_path)[before:]
         ttft = [int(m.group(1)) for l in lines for m in [re.search(r"ttft=(-?\d+)ms", l)] if m]
         tokens_in = [int(m.group(1)) for l in lines for m in [re.search(r" in=(\d+)", l)] if m]

@@ -289,8 +289,8 @@ fn stem(word: &str) -> String {
     word.to_string()
 }
 
-/// A number or name of a sentence; `exact`: a code token or identifier,
-/// looked up as written.
+/// A number or name of a sentence; `exact`: a number, code token or
+/// identifier, looked up as written (`0.10.2` is not `0`, `10` and `2`).
 #[derive(Debug, Clone, PartialEq)]
 struct Special {
     text: String,
@@ -314,9 +314,10 @@ fn special_tokens(sentence: &str) -> Vec<Special> {
             let inner_upper = t.chars().skip(1).any(char::is_uppercase) && t.chars().any(char::is_lowercase);
             let capitalised = !first_word && t.chars().next().is_some_and(char::is_uppercase) && t != "I";
             let ident = t.contains('_') || t.contains("::") || raw.contains("!(") || raw.ends_with("!`");
-            let special = in_code || t.chars().any(|c| c.is_ascii_digit()) || inner_upper || capitalised || ident;
+            let has_digit = t.chars().any(|c| c.is_ascii_digit());
+            let special = in_code || has_digit || inner_upper || capitalised || ident;
             if special {
-                out.push(Special { text: t.to_string(), exact: in_code || ident || inner_upper });
+                out.push(Special { text: t.to_string(), exact: in_code || ident || inner_upper || has_digit });
             }
         }
     }
@@ -373,6 +374,8 @@ mod tests {
         let a = run("A string slice has the type `Strin`.");
         assert_eq!(a.sentences[0].invented.as_deref(), Some("Strin"), "{a:?}");
         assert!(run("It looks like `let hello = &s[0..5];`, a string slice.").grounded());
+        // A version is one number, not its parts: `0` and `5` are in E1, `0.5` is not.
+        assert_eq!(run("A string slice is a reference to part of a String since 0.5.").sentences[0].invented.as_deref(), Some("0.5"));
     }
 
     #[test]
