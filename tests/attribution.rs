@@ -101,10 +101,11 @@ fn the_terminal_marks_attributed_sources_with_a_star_and_a_legend() {
     let kind = Kind::Ollama;
     let server = Server::start(vec![kind.stream(&["The kettle should be descaled once a month with white vinegar."], 0)]);
     let env = home(kind, &server, "");
-    let out = env.ok(&["ask", "--no-stream", QUESTION]);
+    let out = env.ok(&["ask", "--no-stream", "--explain", QUESTION]);
     assert!(out.contains("with white vinegar. [1*]"), "{out}");
     assert!(out.contains("[1*] ") && out.contains("kettle.md:"), "{out}");
     assert!(out.contains("* attributed by kebab: the model did not cite this sentence"), "{out}");
+    assert!(out.contains("attributed by kebab (the model did not cite them): [1*] (support 1.00)"), "{out}");
     // The saved row keeps the origin: the session-less answer reads back the same.
     let conn = rusqlite::Connection::open(env.database()).unwrap();
     let citations: String = conn.query_row("SELECT citations_json FROM answers", [], |r| r.get(0)).unwrap();

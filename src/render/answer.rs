@@ -201,6 +201,15 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         ))?;
     }
     out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
+    let attributed: Vec<String> = a
+        .citations
+        .iter()
+        .filter(|c| c.origin == Origin::Attributed)
+        .map(|c| format!("{} (support {:.2})", c.shown_marker(), c.support.unwrap_or(0.0)))
+        .collect();
+    if !attributed.is_empty() {
+        out.line(format!("attributed by kebab (the model did not cite them): {}", attributed.join(", ")))?;
+    }
     let mut history = format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped);
     if e.history_dropped > 0 {
         history.push_str(" (no room left in the model's context, or over rag.history_max_turns)");
