@@ -150,7 +150,10 @@ fn bracket_numbers_and_vec_macros_are_not_markers() {
     let kb = kb();
     let model = Scripted::new(["Spring tides line up [1], see vec![1] too."]);
     let out = ask(&kb, &model, "When do spring tides happen?");
-    assert_eq!(out.answer.refusal_reason, Some("llm_self_judge"));
+    // No marker, so kebab checks the sentence itself: the `1` is in no evidence.
+    assert_eq!(out.answer.refusal_reason, Some("unsupported_claims"));
+    let judged = &out.answer.attribution.as_ref().unwrap().sentences[0];
+    assert_eq!(judged.invented.as_deref(), Some("1"));
     assert!(out.answer.citations.is_empty());
 }
 

@@ -1,6 +1,7 @@
-//! `kebab eval retrieval | answers | gate | dialogues`: retrieval quality on
-//! a BEIR-style set, answers scored against gold strings, the gate on a
-//! labelled set, and golden dialogues.
+//! `kebab eval retrieval | answers | gate | dialogues | attribution`:
+//! retrieval quality on a BEIR-style set, answers scored against gold
+//! strings, the gate on a labelled set, golden dialogues, and the attribution
+//! of uncited answer sentences on a labelled sentence set.
 
 use std::path::PathBuf;
 
@@ -82,10 +83,40 @@ pub enum Command {
         #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
+    /// Precision and recall of attributing uncited answer sentences, on a
+    /// labelled sentence set split dev/test by a stable hash of each id
+    Attribution {
+        /// Folder with evidence.jsonl ({"id","entries"}) and sentences.jsonl
+        /// ({"id","evidence","kind","label","sentence"}), e.g. fixtures/attribution
+        #[arg(long, value_name = "DIR")]
+        set: PathBuf,
+        /// Re-derive the threshold on the dev split and report it on test
+        #[arg(long)]
+        fit: bool,
+    },
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
+        Command::Attribution { set, fit } => {
+            let r = crate::eval::attribution::run(&crate::eval::attribution::Options { set: &set, fit, per_sentence: ctx.out.json })?;
+            if ctx.out.json {
+                return ctx.out.json(&r).map(|_| 0);
+            }
+            let line = |name: &str, s: &crate::eval::attribution::Scores| {
+                ctx.out.line(format!(
+                    "{name:<16} threshold {:.3}  sentences {:>3}  precision {:.3}  recall {:.3}  false attributions {}",
+                    s.threshold, s.sentences, s.precision, s.recall, s.false_attributions
+                ))
+            };
+            line("shipped · dev", &r.dev)?;
+            line("shipped · test", &r.test)?;
+            if let Some(f) = &r.fitted {
+                line("fitted · dev", &f.dev)?;
+                line("fitted · test", &f.test)?;
+            }
+            Ok(0)
+        }
         Command::Answers { queries, answers, limit, multi_hop, mode } => {
             if limit == Some(0) {
                 return Err(UserError::new("bad_input", "--limit must be at least 1").into());
@@ -224,6 +255,9 @@ fn print_answers(ctx: &Ctx, r: &answers::Report) -> Result<()> {
     let reasons = if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) };
     line("refused", format!("{}{reasons}", pct(r.refused)))?;
     line("citations valid", r.citation_validity.map_or("– (no answer cited)".into(), pct))?;
+    if let Some(a) = r.attributed_when_grounded.filter(|&a| a > 0.0) {
+        line("grounded by attribution [n*]", pct(a))?;
+    }
     line("quotes verified", r.quote_verification.map_or("– (no quotes)".into(), |q| format!("{} of {}", pct(q), r.quotes_checked)))?;
     line("latency ms", format!("p50 {} · p95 {}", r.latency_ms_p50, r.latency_ms_p95))?;
     let estimated = if r.usage_estimated > 0 { format!(" ({} asks estimated)", r.usage_estimated) } else { String::new() };

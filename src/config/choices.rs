@@ -38,6 +38,11 @@ pub enum Template {
     #[value(name = "rag-v2")]
     #[serde(rename = "rag-v2")]
     V2,
+    /// Short rules and one worked example with `[#1]` markers: what small
+    /// local models follow best.
+    #[value(name = "compact")]
+    #[serde(rename = "compact")]
+    Compact,
 }
 
 impl Template {
@@ -45,6 +50,38 @@ impl Template {
         match self {
             Template::V1 => "rag-v1",
             Template::V2 => "rag-v2",
+            Template::Compact => "compact",
+        }
+    }
+}
+
+/// `rag.attribution`: what happens to answer sentences the model did not cite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Attribution {
+    /// kebab aligns each uncited sentence with the evidence and marks it
+    /// `[n*]` when supported; any unsupported sentence refuses the answer.
+    Auto,
+    /// Strict: an answer without the model's own `[#n]` markers is refused.
+    Off,
+}
+
+/// `rag.evidence`: what each packed evidence entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EvidenceMode {
+    /// The whole chunk.
+    Chunks,
+    /// The chunk's best window of sentences (around the question's words),
+    /// with its heading: a prompt several times smaller, for CPU models.
+    Passages,
+}
+
+impl EvidenceMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceMode::Chunks => "chunks",
+            EvidenceMode::Passages => "passages",
         }
     }
 }

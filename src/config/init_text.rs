@@ -33,7 +33,8 @@ rrf_k = {rrf_k:.1}
 
 [rag]
 # rag-v1: answer only from the evidence, cite [#n]. rag-v2 adds: quote the exact
-# evidence words before each citation (kebab checks the quotes).
+# evidence words before each citation (kebab checks the quotes). compact: short
+# rules and one worked example, for small local models.
 prompt_template_version = "{tpl}"
 # Token budget for the evidence given to the model.
 max_context_tokens = {mct}
@@ -56,6 +57,16 @@ multi_hop_max_depth = {mh_depth}
 multi_hop_max_sub_queries_per_iter = {mh_iter}
 multi_hop_max_total_sub_queries = {mh_total}
 multi_hop_max_pool_chunks = {mh_pool}
+# Answer sentences the model did not cite: auto = kebab checks each against the
+# evidence (a copied or lightly paraphrased sentence gets its entry's marker,
+# shown [n*]; a number or name found in no evidence never does) and refuses the
+# answer (unsupported_claims) when any is unsupported; off = any answer without
+# the model's own [#n] markers is refused (llm_self_judge).
+attribution = "{attr}"
+# What each evidence entry holds: chunks (the whole chunk) or passages (the
+# chunk's best window of sentences with its heading; a much smaller prompt, so a
+# CPU model answers sooner). Citations give exact lines either way.
+evidence = "{evidence}"
 
 [llm]
 # auto: the Ollama server below when it answers and has the model, else the
@@ -120,6 +131,11 @@ timeout_secs = {emb_timeout}
         mh_iter = d.rag.multi_hop_max_sub_queries_per_iter,
         mh_total = d.rag.multi_hop_max_total_sub_queries,
         mh_pool = d.rag.multi_hop_max_pool_chunks,
+        attr = match d.rag.attribution {
+            super::Attribution::Auto => "auto",
+            super::Attribution::Off => "off",
+        },
+        evidence = d.rag.evidence.as_str(),
         provider = d.llm.provider.as_str(),
         model = d.llm.model,
         base_url = d.llm.base_url,

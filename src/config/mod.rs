@@ -14,7 +14,7 @@ use crate::error::UserError;
 mod choices;
 mod init_text;
 
-pub use choices::{EmbeddingProvider, LlmProvider, Mode, Template};
+pub use choices::{Attribution, EmbeddingProvider, EvidenceMode, LlmProvider, Mode, Template};
 pub use init_text::default_config_text;
 
 /// Everything kebab reads from `config.toml`.
@@ -143,6 +143,12 @@ pub struct RagConfig {
     pub multi_hop_max_total_sub_queries: usize,
     /// Most distinct chunks pooled for the synthesis.
     pub multi_hop_max_pool_chunks: usize,
+    /// Uncited answer sentences: `auto` checks them against the evidence
+    /// and marks the supported ones `[n*]`; `off` refuses any uncited answer.
+    pub attribution: Attribution,
+    /// `chunks` (whole chunks) or `passages` (each chunk's best window of
+    /// sentences, with its heading).
+    pub evidence: EvidenceMode,
 }
 
 impl Default for RagConfig {
@@ -157,6 +163,8 @@ impl Default for RagConfig {
             multi_hop_max_sub_queries_per_iter: 5,
             multi_hop_max_total_sub_queries: 10,
             multi_hop_max_pool_chunks: 24,
+            attribution: Attribution::Auto,
+            evidence: EvidenceMode::Chunks,
         }
     }
 }

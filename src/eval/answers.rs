@@ -42,6 +42,8 @@ pub struct Row {
     /// `[#n]` markers in the answer, and how many name an evidence entry it was given.
     pub markers: usize,
     pub valid_markers: usize,
+    /// Citations kebab attributed to sentences the model did not cite (`[n*]`).
+    pub attributed_citations: usize,
     /// rag-v2 quotes found in (or missing from) the evidence they cite.
     pub quotes_supported: usize,
     pub quotes_unsupported: usize,
@@ -81,6 +83,9 @@ pub struct Report {
     /// Supported quotes over all quotes checked (rag-v2).
     pub quote_verification: Option<f64>,
     pub quotes_checked: usize,
+    /// Share of grounded answers that are grounded only thanks to kebab's
+    /// attribution (some sentence carries an attributed citation).
+    pub attributed_when_grounded: Option<f64>,
     pub latency_ms_p50: u64,
     pub latency_ms_p95: u64,
     pub prompt_tokens: u64,
@@ -152,6 +157,7 @@ pub fn run(kb: &Kb, opts: &Options, progress: &mut dyn FnMut(usize, usize)) -> R
             refusal_reason: a.refusal_reason,
             markers: markers.len(),
             valid_markers: markers.iter().filter(|m| (1..=used).contains(&m.n)).count(),
+            attributed_citations: a.citations.iter().filter(|c| c.origin == crate::rag::answer::Origin::Attributed).count(),
             quotes_supported: supported,
             quotes_unsupported: unsupported,
             latency_ms: a.usage.latency_ms,
@@ -198,6 +204,8 @@ fn summarise(rows: Vec<Row>, opts: &Options, model: &dyn ChatModel, without_gold
         quote_verification: (quotes_checked > 0)
             .then(|| rows.iter().map(|r| r.quotes_supported).sum::<usize>() as f64 / quotes_checked as f64),
         quotes_checked,
+        attributed_when_grounded: (!grounded.is_empty())
+            .then(|| grounded.iter().filter(|r| r.attributed_citations > 0).count() as f64 / grounded.len() as f64),
         latency_ms_p50: nearest_rank(&latencies, 0.50),
         latency_ms_p95: nearest_rank(&latencies, 0.95),
         prompt_tokens: rows.iter().filter_map(|r| r.prompt_tokens).map(u64::from).sum(),

@@ -1,8 +1,10 @@
 //! Evaluation: measuring kebab on labelled data. `beir` reads BEIR-style
 //! files, `metrics` scores rankings, `retrieval` runs the queries, `answers`
-//! scores whole answers against gold strings.
+//! scores whole answers against gold strings, `attribution` scores the
+//! attribution of uncited answer sentences on a labelled set.
 
 pub mod answers;
+pub mod attribution;
 pub mod beir;
 pub mod dialogues;
 pub mod labelled;

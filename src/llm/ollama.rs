@@ -221,13 +221,26 @@ fn show_context_length(base_url: &str, model: &str, timeout: Duration) -> Option
     }
     let body = http::read_body(resp, MAX_SHOW_BODY).ok()?;
     let show: Value = serde_json::from_str(&body).ok()?;
-    show.get("model_info")?
-        .as_object()?
-        .iter()
-        .find(|(key, _)| key.ends_with(".context_length"))
-        .and_then(|(_, v)| v.as_u64())
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n > 0)
+    context_of(&show)
+}
+
+/// The context a `/api/show` answer reports: `model_info.<arch>.context_length`,
+/// lowered to the `num_ctx` in the model's `parameters` when that is set
+/// smaller (the model is configured to run with less). Never raised.
+fn context_of(show: &Value) -> Option<usize> {
+    let trained = show
+        .get("model_info")
+        .and_then(Value::as_object)
+        .and_then(|info| info.iter().find(|(key, _)| key.ends_with(".context_length")))
+        .and_then(|(_, v)| v.as_u64());
+    let configured = show.get("parameters").and_then(Value::as_str).and_then(|p| {
+        p.lines().find_map(|l| l.trim().strip_prefix("num_ctx").and_then(|n| n.trim().parse::<u64>().ok()))
+    });
+    let n = match (trained, configured) {
+        (Some(t), Some(c)) => t.min(c),
+        (t, c) => t.or(c)?,
+    };
+    usize::try_from(n).ok().filter(|&n| n > 0)
 }
 
 fn without_latest(name: &str) -> &str {
@@ -267,6 +280,19 @@ mod tests {
         req.max_tokens = Some(64);
         assert_eq!(model.body(&req)["options"]["num_predict"], json!(64));
         assert_eq!(model.url(), "http://h:1/api/chat");
+    }
+
+    #[test]
+    fn the_shown_context_is_the_trained_length_capped_by_a_smaller_num_ctx() {
+        let info = json!({"model_info": {"qwen2.context_length": 32768}});
+        assert_eq!(context_of(&info), Some(32768));
+        let capped = json!({"model_info": {"qwen2.context_length": 32768}, "parameters": "stop \"<|im_end|>\"\nnum_ctx 4096"});
+        assert_eq!(context_of(&capped), Some(4096));
+        // A num_ctx above the trained length does not raise it.
+        let above = json!({"model_info": {"llama.context_length": 2048}, "parameters": "num_ctx   8192"});
+        assert_eq!(context_of(&above), Some(2048));
+        assert_eq!(context_of(&json!({"parameters": "num_ctx 1024"})), Some(1024));
+        assert_eq!(context_of(&json!({"license": "x"})), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::multihop::HopRecord;
 use super::pack::Packed;
+use super::attribute::Attribution;
 use super::verify::Verification;
 use crate::search::Citation;
 
@@ -15,6 +16,31 @@ pub struct CitationRef {
     pub chunk_id: i64,
     /// True when the chunk is no longer in the index.
     pub stale: bool,
+    /// `model`: the model wrote the marker; `attributed`: the model cited
+    /// nothing there and kebab found the sentence in this entry (shown `[n*]`).
+    pub origin: Origin,
+    /// 0–1, attributed citations only: how well the best sentence matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support: Option<f64>,
+}
+
+/// Who put a citation on the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    #[default]
+    Model,
+    Attributed,
+}
+
+impl CitationRef {
+    /// The marker as the terminal shows it: `[2]`, or `[2*]` when attributed.
+    pub fn shown_marker(&self) -> String {
+        match self.origin {
+            Origin::Model => self.marker.clone(),
+            Origin::Attributed => format!("{}*]", self.marker.trim_end_matches(']')),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -76,6 +102,10 @@ pub struct Answer {
     pub candidates: Vec<Candidate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
+    /// How each substantive sentence is backed, when kebab checked sentences
+    /// the model did not cite (`rag.attribution = "auto"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
     /// Set when the ask was a turn of a saved conversation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation_id: Option<i64>,
@@ -127,13 +157,17 @@ pub fn refusal_reason(stored: &str) -> &'static str {
 
 /// Citations for the distinct valid markers, in order of first use.
 pub fn citations(markers: &[usize], packed: &[Packed]) -> Vec<CitationRef> {
-    let mut seen = Vec::new();
     let mut out = Vec::new();
-    for &n in markers {
-        if seen.contains(&n) {
+    add_citations(&mut out, markers.iter().map(|&n| (n, Origin::Model, None)), packed);
+    out
+}
+
+/// Appends citations for `(n, origin, support)` entries not cited yet.
+pub fn add_citations(out: &mut Vec<CitationRef>, cited: impl IntoIterator<Item = (usize, Origin, Option<f64>)>, packed: &[Packed]) {
+    for (n, origin, support) in cited {
+        if out.iter().any(|c| c.marker == format!("[{n}]")) {
             continue;
         }
-        seen.push(n);
         let Some(p) = packed.iter().find(|p| p.n == n) else { continue };
         out.push(CitationRef {
             marker: format!("[{n}]"),
@@ -145,7 +179,8 @@ pub fn citations(markers: &[usize], packed: &[Packed]) -> Vec<CitationRef> {
             ),
             chunk_id: p.chunk_id,
             stale: false,
+            origin,
+            support,
         });
     }
-    out
 }

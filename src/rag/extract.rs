@@ -38,7 +38,7 @@ fn header_lines(answer: &str) -> Vec<(usize, usize)> {
     out
 }
 
-fn is_header_copy(line: &str) -> bool {
+pub(crate) fn is_header_copy(line: &str) -> bool {
     let body = line.trim().trim_start_matches(['-', '*', '>', ' ', '`']).trim_end_matches(['`', '.', ' ']);
     let starts_as_entry = all_markers(body).first().is_some_and(|m| m.start == 0 && body[m.end..].starts_with(' '));
     let Some((_, range)) = body.rsplit_once(" lines ") else { return false };

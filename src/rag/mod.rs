@@ -1,11 +1,12 @@
 //! The ask pipeline: `retrieve → gate → pack → render → generate → extract →
-//! validate → verify → build → persist`, one module per stage. `ask` runs
+//! attribute → validate → verify → build → persist`, one module per stage. `ask` runs
 //! them in order and always returns an `Answer` that was saved — refusals
 //! and aborted streams included. A multi-hop ask (`multihop`, prompts in
 //! `plan`) replaces the single retrieve and gate with rounds of
 //! sub-questions, then runs the same stages from pack on.
 
 pub mod answer;
+pub mod attribute;
 pub mod expand;
 pub mod explain;
 pub mod extract;
@@ -18,6 +19,7 @@ pub mod persist;
 pub mod plan;
 pub mod render;
 pub mod retrieve;
+pub mod sentences;
 mod run;
 pub mod validate;
 pub mod verify;

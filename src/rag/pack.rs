@@ -1,12 +1,15 @@
 //! Pack: hits in rank order become `[#n]`-numbered evidence entries until the
 //! token budget is spent — always at least one. A chunk deleted between the
-//! search and now is skipped.
+//! search and now is skipped. With `rag.evidence = "passages"` each entry is
+//! the chunk's best window of sentences for the question (its line span
+//! narrowed to the window's exact lines), so a CPU model reads far less.
 
 use std::collections::HashMap;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::config::EvidenceMode;
 use crate::script::estimate_tokens;
 use crate::search::SearchHit;
 use crate::store::Store;
@@ -56,7 +59,25 @@ pub struct Packing {
     pub left_out: usize,
 }
 
+/// The longest passage, in estimated tokens: a few sentences.
+const PASSAGE_TOKENS: usize = 120;
+
+/// What to pack, beside the hits.
+pub struct Spec<'a> {
+    pub budget_tokens: usize,
+    pub evidence: EvidenceMode,
+    /// What passages are chosen for (the retrieval query).
+    pub query: &'a str,
+}
+
+/// Whole chunks, in rank order, within `budget_tokens`.
 pub fn pack(store: &Store, hits: &[SearchHit], budget_tokens: usize) -> Result<Packing> {
+    pack_with(store, hits, &Spec { budget_tokens, evidence: EvidenceMode::Chunks, query: "" })
+}
+
+pub fn pack_with(store: &Store, hits: &[SearchHit], spec: &Spec) -> Result<Packing> {
+    let budget_tokens = spec.budget_tokens;
+    let query = super::attribute::content_stems(spec.query);
     let ids: Vec<i64> = hits.iter().map(|h| h.chunk_id).collect();
     let mut rows: HashMap<i64, _> = store.chunks_by_ids(&ids)?.into_iter().map(|r| (r.chunk_id, r)).collect();
     let mut p = Packing { budget_tokens, ..Packing::default() };
@@ -78,6 +99,9 @@ pub fn pack(store: &Store, hits: &[SearchHit], budget_tokens: usize) -> Result<P
             tokens: 0,
             truncated: false,
         };
+        if spec.evidence == EvidenceMode::Passages {
+            narrow_to_passage(&mut entry, &query);
+        }
         entry.tokens = estimate_tokens(&entry.header()) + estimate_tokens(&entry.text) + 2;
         if p.used_tokens + entry.tokens > budget_tokens {
             if !p.entries.is_empty() {
@@ -96,6 +120,58 @@ pub fn pack(store: &Store, hits: &[SearchHit], budget_tokens: usize) -> Result<P
     Ok(p)
 }
 
+/// Narrows `entry` to its best window of consecutive sentences: the one
+/// holding the most distinct query words (ties: the earliest), widened by
+/// its neighbours while it stays within `PASSAGE_TOKENS`. Its lines are recounted so the citation
+/// still names exactly the lines it quotes.
+fn narrow_to_passage(entry: &mut Packed, query: &[String]) {
+    let text = entry.text.as_str();
+    if estimate_tokens(text) <= PASSAGE_TOKENS {
+        return;
+    }
+    let spans = super::sentences::split(text);
+    let hits: Vec<Vec<&String>> = spans
+        .iter()
+        .map(|s| {
+            let stems = super::attribute::content_stems(&text[s.start..s.end]);
+            query.iter().filter(|q| stems.contains(q)).collect()
+        })
+        .collect();
+    let mut best: Option<(usize, usize, usize)> = None; // (matched, first, last)
+    for first in 0..spans.len() {
+        let mut matched: Vec<&String> = Vec::new();
+        for last in first..spans.len() {
+            if last > first && estimate_tokens(&text[spans[first].start..spans[last].end]) > PASSAGE_TOKENS {
+                break;
+            }
+            for q in &hits[last] {
+                if !matched.contains(q) {
+                    matched.push(q);
+                }
+            }
+            if best.is_none_or(|(m, _, _)| matched.len() > m) {
+                best = Some((matched.len(), first, last));
+            }
+        }
+    }
+    let Some((_, mut first, mut last)) = best else { return };
+    // Room left in the window goes to what follows the match (it usually
+    // explains it), then to what precedes it.
+    let fits = |a: usize, b: usize| estimate_tokens(&text[spans[a].start..spans[b].end]) <= PASSAGE_TOKENS;
+    while last + 1 < spans.len() && fits(first, last + 1) {
+        last += 1;
+    }
+    while first > 0 && fits(first - 1, last) {
+        first -= 1;
+    }
+    let (start, end) = (spans[first].start, spans[last].end);
+    let lines_before = text[..start].matches('\n').count() as u32;
+    let lines_in = text[start..end].matches('\n').count() as u32;
+    entry.line_start += lines_before;
+    entry.line_end = entry.line_start + lines_in;
+    entry.text = text[start..end].to_string();
+}
+
 /// The longest prefix of `text` (on a char boundary) estimated at ≤ `tokens`.
 fn cut_to_tokens(text: &str, tokens: usize) -> String {
     let mut end = text.len();
@@ -108,6 +184,44 @@ fn cut_to_tokens(text: &str, tokens: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(text: &str) -> Packed {
+        Packed {
+            n: 1,
+            chunk_id: 1,
+            doc_path: "a.md".into(),
+            heading_path: vec!["H".into()],
+            line_start: 10,
+            line_end: 10 + text.matches('\n').count() as u32,
+            text: text.into(),
+            rank: 1,
+            score: 1.0,
+            tokens: 0,
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn a_passage_is_the_window_with_the_question_words_and_its_exact_lines() {
+        let filler = "Some unrelated words about gardens and weather fill this line to make it long enough.\n";
+        let text = format!("{}Shadowing declares a new variable with the same name.\nThe first variable is shadowed by the second.\n{}", filler.repeat(8), filler.repeat(8));
+        let mut e = entry(&text);
+        narrow_to_passage(&mut e, &crate::rag::attribute::content_stems("What is shadowing of a variable?"));
+        assert!(e.text.contains("Shadowing declares") && e.text.contains("shadowed by the second"), "{}", e.text);
+        assert!(estimate_tokens(&e.text) <= PASSAGE_TOKENS && e.text.len() < text.len() / 2);
+        // Line 10 is the chunk's first line: the passage's lines are exactly
+        // the chunk lines it holds.
+        let lines: Vec<&str> = text.lines().collect();
+        let held: Vec<&str> = e.text.lines().collect();
+        assert_eq!(lines[(e.line_start - 10) as usize..=(e.line_end - 10) as usize], held[..]);
+    }
+
+    #[test]
+    fn a_short_chunk_is_kept_whole() {
+        let mut e = entry("One short line.\nAnother.");
+        narrow_to_passage(&mut e, &["line".to_string()]);
+        assert_eq!((e.text.as_str(), e.line_start, e.line_end), ("One short line.\nAnother.", 10, 11));
+    }
 
     #[test]
     fn cut_respects_the_budget_and_char_boundaries() {

@@ -64,13 +64,15 @@ pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
     // exactly as when the answer was built.
     let valid: Vec<usize> =
         extract::markers(&row.answer).iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packed.len()).collect();
+    let mut citations = answer::citations(&valid, packed);
+    answer::add_citations(&mut citations, attributed(&row.citations_json), packed);
     let (provider, model_id) = row.model.split_once('/').unwrap_or(("", &row.model));
     let verification = row.verification_json.as_deref().map(serde_json::from_str).transpose()?;
     // Like the explain record, unreadable steps only cost `:explain` its hops.
     let hops = row.hops_json.as_deref().and_then(|h| serde_json::from_str(h).ok());
     Ok(Answer {
         schema_version: "answer.v1",
-        citations: answer::citations(&valid, packed),
+        citations,
         grounded: row.grounded,
         refusal_reason: row.refusal_reason.as_deref().map(answer::refusal_reason),
         model: ModelInfo { id: model_id.to_string(), provider: provider.to_string() },
@@ -95,6 +97,9 @@ pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
         created_at: row.created_at,
         candidates: Vec::new(),
         verification,
+        // The sentence-level judgement is not stored; the citations keep
+        // their origin and support.
+        attribution: None,
         conversation_id: row.conversation_id,
         turn_index: row.turn_index,
         hops,
@@ -102,6 +107,21 @@ pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
         finish: None,
         answer: row.answer,
     })
+}
+
+/// The attributed citations a row saved (`origin: "attributed"` in its
+/// `citations_json`), as `(n, origin, support)`; rows from before attribution
+/// have none.
+fn attributed(citations_json: &str) -> Vec<(usize, answer::Origin, Option<f64>)> {
+    let Ok(rows) = serde_json::from_str::<Vec<serde_json::Value>>(citations_json) else { return Vec::new() };
+    rows.iter()
+        .filter(|c| c.get("origin").and_then(|o| o.as_str()) == Some("attributed"))
+        .filter_map(|c| {
+            let marker = c.get("marker")?.as_str()?;
+            let n = marker.trim_start_matches('[').trim_end_matches(']').parse().ok()?;
+            Some((n, answer::Origin::Attributed, c.get("support").and_then(|s| s.as_f64())))
+        })
+        .collect()
 }
 
 /// A conversation's title: its first question, shortened to one line.
@@ -112,6 +132,13 @@ fn title_of(question: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attributed_citations_are_read_back_from_the_saved_json() {
+        let json = r#"[{"marker":"[1]","origin":"model"},{"marker":"[3]","origin":"attributed","support":0.9},{"marker":"[2]"}]"#;
+        assert_eq!(attributed(json), [(3, answer::Origin::Attributed, Some(0.9))]);
+        assert!(attributed("not json").is_empty());
+    }
 
     #[test]
     fn titles_are_one_shortened_line() {

@@ -9,8 +9,8 @@ use anyhow::Result;
 
 use super::answer::{self, Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
 use super::render::{self, Template};
-use super::{AskOptions, AskOutcome, Explain, Kb, PriorTurn, expand, extract, gate, generate, history, pack, persist, validate, verify};
-use crate::config::Config;
+use super::{AskOptions, AskOutcome, Explain, Kb, PriorTurn, attribute, expand, extract, gate, generate, history, pack, persist, validate, verify};
+use crate::config::{self, Config};
 use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
 use crate::script::estimate_tokens;
 use crate::search::engine::Engine;
@@ -141,7 +141,8 @@ impl<'a> Run<'a> {
         let t = Instant::now();
         let system = render::system_prompt(template, korean, !self.prior.is_empty());
         let fixed = self.fixed_tokens(&system);
-        let packing = pack::pack(self.store, &hits, self.evidence_budget(&system))?;
+        let spec = pack::Spec { budget_tokens: self.evidence_budget(&system), evidence: cfg.rag.evidence, query: retrieval_query };
+        let packing = pack::pack_with(self.store, &hits, &spec)?;
         // Earlier turns get what the evidence left of the model's context.
         let history = history::select(
             self.prior,
@@ -177,25 +178,42 @@ impl<'a> Run<'a> {
         explain.timings.generate = ms(t);
         explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
 
-        // Extract, validate, verify.
+        // Extract, attribute, validate, verify.
         let markers = extract::markers(&g.text);
         let verification = (template == Template::V2).then(|| {
             verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
         });
+        let finished = g.error.is_none() && !g.aborted;
+        let attribution = (finished && cfg.rag.attribution == config::Attribution::Auto)
+            .then(|| attribution(&g.text, &markers, &packing.entries))
+            .flatten();
         let refusal = match &g.error {
             Some(e) => Some(generate::failure_reason(e)),
             None if g.aborted => Some("llm_stream_aborted"),
-            None => validate::verdict(&g.text, &markers, packing.entries.len(), verification.as_ref()).err(),
+            None => {
+                let checks = validate::Checks {
+                    markers: &markers,
+                    packed: packing.entries.len(),
+                    verification: verification.as_ref(),
+                    attribution: attribution.as_ref(),
+                };
+                validate::verdict(&g.text, &checks).err()
+            }
         };
         let valid: Vec<usize> =
             markers.iter().map(|m| m.n).filter(|&n| n >= 1 && n <= packing.entries.len()).collect();
+        let mut citations = answer::citations(&valid, &packing.entries);
+        if let Some(a) = &attribution {
+            let attributed = a.attributed_entries().into_iter().map(|(n, s)| (n, answer::Origin::Attributed, Some(s)));
+            answer::add_citations(&mut citations, attributed, &packing.entries);
+        }
 
         // Build.
         let usage_info = usage(&g, &req);
         let answer = Answer {
             schema_version: "answer.v1",
             answer: g.text,
-            citations: answer::citations(&valid, &packing.entries),
+            citations,
             grounded: refusal.is_none(),
             refusal_reason: refusal,
             model: self.b.model.clone(),
@@ -206,6 +224,7 @@ impl<'a> Run<'a> {
             created_at: now_rfc3339(),
             candidates: Vec::new(),
             verification,
+            attribution,
             conversation_id: None,
             turn_index: None,
             hops: None,
@@ -249,6 +268,15 @@ impl<'a> Run<'a> {
         a.retrieval.trace_id = answer_id.map_or_else(|| "unsaved".to_string(), |id| format!("ans-{id}"));
         Ok(AskOutcome { answer: a, explain, error, answer_id })
     }
+}
+
+/// The attribution of an answer the model did not cite in full; `None` when
+/// every substantive sentence carries the model's own marker (nothing for
+/// kebab to add) or the answer has no sentence at all.
+pub(super) fn attribution(text: &str, markers: &[extract::Marker], entries: &[pack::Packed]) -> Option<attribute::Attribution> {
+    let ev = attribute::Evidence::new(entries.iter().map(|e| (e.n, e.text.as_str())));
+    let a = attribute::attribute(text, markers, &ev, attribute::THRESHOLD);
+    a.any_attributed().then_some(a)
 }
 
 /// The provider's token counts, or — when it reported none, as some
@@ -338,6 +366,7 @@ impl Builder<'_> {
             created_at: now_rfc3339(),
             candidates,
             verification: None,
+            attribution: None,
             conversation_id: None,
             turn_index: None,
             hops: None,

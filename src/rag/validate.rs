@@ -3,18 +3,47 @@
 //! answer that says the evidence is insufficient, or one that only copies the
 //! prompt's worked example — is not grounded, refusal reason `llm_self_judge`.
 //! Under rag-v2, an answer whose every quote is missing from the evidence it
-//! cites is `unsupported_claims`.
+//! cites is `unsupported_claims`. When kebab attributed the sentences the
+//! model did not cite (`attribute`), markers are no longer required: the
+//! answer is grounded when every substantive sentence is model-cited or
+//! attributed, and `unsupported_claims` when any is not.
 
+use super::attribute::Attribution;
 use super::extract::Marker;
 use super::verify::Verification;
 
-/// The whole verdict on a finished answer: `validate`, then what only a
-/// complete reply shows (a copy of the example, quotes that all fail).
-pub fn verdict(answer: &str, markers: &[Marker], packed: usize, verification: Option<&Verification>) -> Result<(), &'static str> {
-    validate(answer, markers, packed)?;
+/// What the verdict weighs beside the answer text.
+pub struct Checks<'a> {
+    pub markers: &'a [Marker],
+    /// Entries packed: a marker above this names nothing.
+    pub packed: usize,
+    pub verification: Option<&'a Verification>,
+    pub attribution: Option<&'a Attribution>,
+}
+
+/// The whole verdict on a finished answer: `validate` (or the attribution's
+/// judgement), then what only a complete reply shows (a copy of the example,
+/// quotes that all fail).
+pub fn verdict(answer: &str, c: &Checks) -> Result<(), &'static str> {
+    match c.attribution {
+        None => validate(answer, c.markers, c.packed)?,
+        Some(a) => {
+            if answer.trim().is_empty() || c.markers.iter().any(|m| m.n == 0 || m.n > c.packed) {
+                return Err("llm_self_judge");
+            }
+            // The model's own refusal, or nothing that claims anything.
+            if (a.says_no_answer && c.markers.is_empty()) || a.sentences.is_empty() {
+                return Err("llm_self_judge");
+            }
+        }
+    }
     if super::render::is_only_the_example(answer) {
         return Err("llm_self_judge");
     }
+    if c.attribution.is_some_and(|a| !a.grounded()) {
+        return Err("unsupported_claims");
+    }
+    let verification = c.verification;
     if verification.is_some_and(|v| v.supported.is_empty() && !v.unsupported.is_empty()) {
         return Err("unsupported_claims");
     }

@@ -11,7 +11,8 @@ use owo_colors::Style;
 
 use super::Output;
 use crate::rag::AskOutcome;
-use crate::rag::answer::Answer;
+use crate::rag::answer::{Answer, Origin};
+use crate::rag::attribute::SentenceOrigin;
 use crate::rag::explain::ExplainRecord;
 use crate::script::{one_line, printable};
 
@@ -67,7 +68,7 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
         out.line("")?;
     } else if !a.answer.is_empty() {
         // Empty only when the model failed before any text: the error says so.
-        out.line(printable(&a.answer))?;
+        out.line(printable(&with_attributed_markers(a)))?;
     }
     for note in shown.notes {
         out.line(note)?;
@@ -82,7 +83,7 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
 /// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
 pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
     for c in &a.citations {
-        let mut line = format!("{} {}", c.marker, out.location(&c.citation.path, c.citation.start, c.citation.end));
+        let mut line = format!("{} {}", c.shown_marker(), out.location(&c.citation.path, c.citation.start, c.citation.end));
         if let Some(s) = &c.citation.section {
             line.push_str(&format!(" · {}", one_line(s)));
         }
@@ -99,11 +100,37 @@ pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
             ))?;
         }
     }
+    if a.citations.iter().any(|c| c.origin == Origin::Attributed) {
+        out.line(out.paint(ATTRIBUTED_LEGEND, Style::new().dimmed()))?;
+    }
+    for s in a.attribution.iter().flat_map(|t| &t.sentences).filter(|s| s.origin == SentenceOrigin::Unsupported) {
+        let why = s.invented.as_ref().map_or("no evidence entry supports it".to_string(), |t| format!("“{}” is in no evidence entry", one_line(t)));
+        let text = a.answer.get(s.start..s.end).unwrap_or("");
+        out.line(out.paint(format!("unsupported: \u{201C}{}\u{201D} ({why})", one_line(text)), Style::new().yellow()))?;
+    }
     for c in &a.candidates {
         let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
         out.line(format!("closest: {}{section} (bm25 {:.2})", out.location(&c.path, c.start, c.end), c.score))?;
     }
     Ok(())
+}
+
+/// The legend under sources when kebab attributed any sentence.
+pub const ATTRIBUTED_LEGEND: &str = "* attributed by kebab: the model did not cite this sentence";
+
+/// The answer text with `[n*]` after each sentence kebab attributed.
+pub fn with_attributed_markers(a: &Answer) -> String {
+    let mut text = a.answer.clone();
+    let Some(t) = &a.attribution else { return text };
+    let mut ends: Vec<(usize, usize)> =
+        t.sentences.iter().filter(|s| s.origin == SentenceOrigin::Attributed).filter_map(|s| Some((s.end, s.n?))).collect();
+    ends.sort_unstable();
+    for (end, n) in ends.into_iter().rev() {
+        if text.is_char_boundary(end) {
+            text.insert_str(end, &format!(" [{n}*]"));
+        }
+    }
+    text
 }
 
 /// `provider/model · mode · used/returned chunks · top (gate) · ms · verdict`
@@ -174,6 +201,15 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         ))?;
     }
     out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
+    let attributed: Vec<String> = a
+        .citations
+        .iter()
+        .filter(|c| c.origin == Origin::Attributed)
+        .map(|c| format!("{} (support {:.2})", c.shown_marker(), c.support.unwrap_or(0.0)))
+        .collect();
+    if !attributed.is_empty() {
+        out.line(format!("attributed by kebab (the model did not cite them): {}", attributed.join(", ")))?;
+    }
     let mut history = format!("history: {} earlier turns kept, {} dropped", e.history_kept, e.history_dropped);
     if e.history_dropped > 0 {
         history.push_str(" (no room left in the model's context, or over rag.history_max_turns)");

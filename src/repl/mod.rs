@@ -245,8 +245,11 @@ impl Repl {
         if stale {
             head.push_str(" (the note changed since; this is the text the answer saw)");
         }
+        let attributed = t.answer.citations.iter().any(|c| c.chunk_id == p.chunk_id && c.origin == crate::rag::answer::Origin::Attributed);
         if !cited(p.chunk_id) {
             self.out.line(format!("[#{n}] was shown to the model but not cited"))?;
+        } else if attributed {
+            self.out.line(format!("[{n}*] attributed by kebab: the model did not cite this source, kebab found its sentences there"))?;
         }
         self.out.line(head)?;
         self.out.line(printable(&p.text))?;

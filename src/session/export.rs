@@ -29,6 +29,9 @@ pub fn markdown(doc: &SessionDoc) -> String {
             if c.stale {
                 s.push_str(" (changed since)");
             }
+            if c.origin == crate::rag::answer::Origin::Attributed {
+                s.push_str(" · attributed by kebab: the model did not cite it");
+            }
             s.push('\n');
         }
         if !a.citations.is_empty() {
