@@ -116,15 +116,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
     progress.finish();
     let summary = result?;
-    if named && summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0 {
-        // Everything the user named was skipped (each said why above): that is not success.
-        return Err(UserError::new("bad_input", format!("nothing named could be ingested: {} skipped", summary.skipped))
-            .with_hint("see the reasons above; `--format md|txt` reads a file whatever its extension")
-            .into());
+    if let Some(e) = ingest::nothing_ingested(&summary).filter(|_| named) {
+        return Err(e.into());
     }
     let embedded = embed_stage(ctx, &cfg, &store, args.force, summary.chunks_written)?;
     if ctx.out.json {
-        ctx.out.json(&IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
+        ctx.out.json(&ingest::IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
     } else {
         let resumed = embedded.as_ref().map_or(0, |e| (e.embedded + e.unread).saturating_sub(summary.chunks_written));
         print_summary(ctx, &summary, resumed)?;
@@ -146,14 +143,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         }
     }
     Ok(0)
-}
-
-#[derive(serde::Serialize)]
-struct IngestDoc<'a> {
-    #[serde(flatten)]
-    summary: &'a Summary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    embedding: Option<&'a EmbedSummary>,
 }
 
 /// With no PATH and no `workspace.roots`: the folders already in the

@@ -10,7 +10,6 @@ use crate::mcp::{self, Open, Setup};
 pub fn run(ctx: &Ctx) -> Result<i32> {
     let (paths, out, readonly) = (ctx.paths.clone(), ctx.out.clone(), ctx.readonly);
     let config_dir = ctx.config_dir();
-    let data_dir = paths.data_dir.clone();
     let open = move |how: Open| {
         let ctx = Ctx { paths: paths.clone(), out: out.clone(), readonly };
         let cfg = ctx.config()?;
@@ -26,6 +25,6 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     };
     // Nothing but the protocol may reach stdout: notices go to stderr, the
     // client's log.
-    mcp::serve(Setup { open: Box::new(open), config_dir, data_dir, readonly })?;
+    mcp::serve(Setup { open: Box::new(open), config_dir, readonly })?;
     Ok(0)
 }

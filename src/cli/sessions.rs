@@ -11,7 +11,7 @@ use super::Ctx;
 use crate::error::UserError;
 use crate::render::answer;
 use crate::script::one_line;
-use crate::session::{self, Summary, export};
+use crate::session::{self, export};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
@@ -63,19 +63,13 @@ struct SearchDoc {
     hits: Vec<session::TurnHit>,
 }
 
-#[derive(Serialize)]
-struct ListDoc {
-    schema_version: &'static str,
-    sessions: Vec<Summary>,
-}
-
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     let store = ctx.store()?;
     match cmd {
         Command::List => {
             let sessions = session::list(&store)?;
             if ctx.out.json {
-                ctx.out.json(&ListDoc { schema_version: "session_list.v1", sessions })?;
+                ctx.out.json(&session::ListDoc::new(sessions))?;
             } else if sessions.is_empty() {
                 ctx.out.notice("no sessions yet (start one with `kebab --repl --session NAME` or `kebab ask --session NAME …`)");
             } else {

@@ -539,3 +539,22 @@ fn decode(bytes: &[u8]) -> Result<&str, FileError> {
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
+
+/// What `kebab ingest --json` and the MCP `ingest` tool return: the run's
+/// summary, with the embedding run when there was one.
+#[derive(Debug, Serialize)]
+pub struct IngestDoc<'a> {
+    #[serde(flatten)]
+    pub summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<&'a embed::EmbedSummary>,
+}
+
+/// Everything named was skipped (each said why): that is not success.
+pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
+    (summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0).then(|| {
+        UserError::new("bad_input", format!("nothing named could be ingested: {} skipped", summary.skipped))
+            .with_hint("see the reasons given; `--format md|txt` reads a file whatever its extension")
+    })
+}
+

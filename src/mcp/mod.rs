@@ -40,8 +40,6 @@ pub struct Setup {
     pub open: Opener,
     /// The folder relative `workspace.roots` are resolved against.
     pub config_dir: PathBuf,
-    /// Where the built-in embedding model lives (the `ingest` tool embeds).
-    pub data_dir: PathBuf,
     /// `--readonly`: the `ingest` tool is refused.
     pub readonly: bool,
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use rmcp::schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Open;
 use super::worker::State;
@@ -328,7 +328,7 @@ fn note_changed(kb: &Kb, doc_path: &str) -> Result<bool> {
 pub fn sessions_list(state: &mut State) -> Result<Value> {
     let kb = state.kb(Open::Existing)?;
     // The document `kebab sessions list --json` prints.
-    Ok(json!({ "schema_version": "session_list.v1", "sessions": session::list(&kb.store)? }))
+    Ok(serde_json::to_value(session::ListDoc::new(session::list(&kb.store)?))?)
 }
 
 pub fn session_show(state: &mut State, args: SessionArgs) -> Result<Value> {
@@ -346,7 +346,6 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         return Err(bad("the ingest tool needs at least one path", "pass {\"paths\": [\"/home/me/notes\"]}"));
     }
     let config_dir = state.setup.config_dir.clone();
-    let data_dir = state.setup.data_dir.clone();
     let kb = state.kb(Open::Create)?;
     if kb.store.is_readonly() {
         return Err(UserError::readonly("the ingest tool").into());
@@ -358,24 +357,13 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         force: args.force,
     };
     let summary = ingest::run(&mut kb.store, &kb.cfg, &config_dir, &opts, &mut |_| {})?;
-    if summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0 {
-        return Err(bad(
-            format!("nothing named could be ingested: {} skipped", summary.skipped),
-            "the files must be Markdown, plain text or JSONL (BEIR form)",
-        ));
+    if let Some(e) = ingest::nothing_ingested(&summary) {
+        return Err(e.into());
     }
-    let (model, note) = crate::embed::select(&kb.cfg.embedding, &data_dir);
-    if let Some(n) = note {
-        eprintln!("kebab mcp: {n}");
-    }
-    let embedding = match model {
-        Some(model) => Some(ingest::embed::embed_missing(&kb.store, model.as_ref(), args.force, &mut |_, _| {})?),
+    // The embedder the knowledge base already holds (loaded once), not a second one.
+    let embedding = match kb.engine.embedder() {
+        Some(model) => Some(ingest::embed::embed_missing(&kb.store, model, args.force, &mut |_, _| {})?),
         None => None,
     };
-    // The document `kebab ingest --json` prints: the summary, and the embedding run.
-    let mut doc = serde_json::to_value(&summary)?;
-    if let (Some(e), Some(map)) = (embedding, doc.as_object_mut()) {
-        map.insert("embedding".into(), serde_json::to_value(&e)?);
-    }
-    Ok(doc)
+    Ok(serde_json::to_value(ingest::IngestDoc { summary: &summary, embedding: embedding.as_ref() })?)
 }

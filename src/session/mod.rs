@@ -77,6 +77,20 @@ pub struct TurnHit {
     pub forked: bool,
 }
 
+/// `session_list.v1`: what `kebab sessions list --json` and the MCP
+/// `sessions_list` tool return.
+#[derive(Debug, Serialize)]
+pub struct ListDoc {
+    pub schema_version: &'static str,
+    pub sessions: Vec<Summary>,
+}
+
+impl ListDoc {
+    pub fn new(sessions: Vec<Summary>) -> ListDoc {
+        ListDoc { schema_version: "session_list.v1", sessions }
+    }
+}
+
 /// `session.v1`: a conversation with its turns and each turn's answer.
 #[derive(Debug, Serialize)]
 pub struct SessionDoc {
