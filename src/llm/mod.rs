@@ -71,6 +71,15 @@ pub struct Grounding {
     /// In a conversation: what the previous turn was about (the expansion of
     /// the retrieval query), so a follow-up's "that" can be resolved.
     pub context: String,
+    /// How close in meaning the question is to each of the built-in
+    /// answerer's candidates (`extractive::candidates`), by index: the
+    /// search embedder's cosine, lent by the ask pipeline when it can read
+    /// the question. Empty when it cannot (lexical mode, no model).
+    pub closeness: Vec<(usize, f32)>,
+    /// The question's words with their IDF in the whole index, as the gate
+    /// read them: how much each word says, beyond how rare it is among the
+    /// few passages retrieved for it. Empty when the gate did not run.
+    pub rarity: Vec<(String, f64)>,
 }
 
 /// What the token callback tells the model.
@@ -118,6 +127,11 @@ pub trait ChatModel {
     /// sub-questions. The built-in extractive model only quotes evidence.
     fn follows_instructions(&self) -> bool {
         true
+    }
+    /// Whether the model chooses what to quote with `Grounding::closeness`
+    /// (the built-in extractive model); others read the prompt alone.
+    fn reads_closeness(&self) -> bool {
+        false
     }
     /// The largest context, in tokens, the server reports for this model
     /// (Ollama's `/api/show`); `None` when it reports none, and kebab plans

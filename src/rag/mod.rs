@@ -7,6 +7,7 @@
 
 pub mod answer;
 pub mod attribute;
+mod closeness;
 pub mod expand;
 pub mod explain;
 pub mod extract;

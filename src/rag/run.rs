@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::answer::{self, Answer, Candidate, ModelInfo, RetrievalInfo, UsageInfo};
 use super::render::{self, Template};
-use super::{AskOptions, AskOutcome, Explain, Kb, PriorTurn, attribute, expand, extract, gate, generate, history, pack, persist, validate, verify};
+use super::{AskOptions, AskOutcome, Explain, Kb, PriorTurn, attribute, closeness, expand, extract, gate, generate, history, pack, persist, validate, verify};
 use crate::config::{self, Config};
 use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
 use crate::script::estimate_tokens;
@@ -159,7 +159,7 @@ impl<'a> Run<'a> {
         }
 
         // Render and generate.
-        let req = ChatRequest {
+        let mut req = ChatRequest {
             messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
             temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
             seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
@@ -170,10 +170,16 @@ impl<'a> Run<'a> {
                 context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
+                closeness: Vec::new(),
+                rarity: explain.gate.as_ref().map_or_else(Vec::new, |r| r.terms.iter().map(|t| (t.term.clone(), t.idf)).collect()),
             }),
         };
         explain.timings.before_model = ms(self.b.started);
         let t = Instant::now();
+        // The built-in answerer's reading of the evidence is part of its answering time.
+        if let Some(g) = req.grounding.as_mut() {
+            closeness::measure(self.engine, self.b.mode, self.model, g);
+        }
         let g = generate::generate(self.model, &req, sink, cancel);
         explain.timings.generate = ms(t);
         explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);

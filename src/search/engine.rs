@@ -169,6 +169,15 @@ impl Engine {
         Ok(v)
     }
 
+    /// The cosines of `text`, read as a query, and each of `passages`, read
+    /// as documents: how close in meaning each passage is to the question.
+    pub fn closeness(&self, text: &str, passages: &[&str]) -> Result<Vec<f32>> {
+        let model = self.embedder.as_deref().ok_or_else(|| anyhow!("closeness needs the embedding model"))?;
+        let q = self.embed_query(model, text)?;
+        let vs = model.embed(passages, crate::embed::Role::Document)?;
+        Ok(vs.iter().map(|v| vector::dot(&q, v)).collect())
+    }
+
     /// The mode a query really runs in: lexical when the embedder cannot read
     /// the query (Korean with the English-only built-in model).
     pub fn mode_for(&self, text: &str, mode: Mode) -> Mode {
