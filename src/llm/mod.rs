@@ -76,10 +76,6 @@ pub struct Grounding {
     /// search embedder's cosine, lent by the ask pipeline when it can read
     /// the question. Empty when it cannot (lexical mode, no model).
     pub closeness: Vec<(usize, f32)>,
-    /// The question's words with their IDF in the whole index, as the gate
-    /// read them: how much each word says, beyond how rare it is among the
-    /// few passages retrieved for it. Empty when the gate did not run.
-    pub rarity: Vec<(String, f64)>,
 }
 
 /// What the token callback tells the model.

@@ -171,7 +171,6 @@ impl<'a> Run<'a> {
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
                 closeness: Vec::new(),
-                rarity: explain.gate.as_ref().map_or_else(Vec::new, |r| r.terms.iter().map(|t| (t.term.clone(), t.idf)).collect()),
             }),
         };
         explain.timings.before_model = ms(self.b.started);

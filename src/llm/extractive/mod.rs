@@ -149,8 +149,8 @@ impl<'a> Reading<'a> {
         }
         let indexed: Vec<Indexed> = all.iter().map(|u| Indexed::new(u, all)).collect();
         let kind = AskKind::of(&g.question);
-        let q = Question { kind, weights: score::weigh(&terms, &indexed, &g.rarity), terms };
-        let ctx_q = Question { kind, weights: score::weigh(&context, &indexed, &[]), terms: context };
+        let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
+        let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
         Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.context) })
     }
 
@@ -493,23 +493,6 @@ mod tests {
         assert!(a.starts_with("\"To inspect one hive at a time"), "{a}");
         assert!(a.contains("$ hivelog --hives=1"), "{a}");
         assert!(verified(&a, &ev), "{a}");
-    }
-
-    #[test]
-    fn the_index_wide_rarity_of_a_word_outweighs_its_rarity_among_the_retrieved_sentences() {
-        // "What does mpsc stand for in std::sync::mpsc?" quoted a sentence about `std` and `Sync`:
-        // among passages retrieved for mpsc, mpsc looks common and std rare.
-        let ev = [
-            "The hive crates `std` and `sync` ship with every kit.",
-            "HQ stands for honey queen in the keeper's notes.",
-            "Every hq frame has a tag.",
-            "The hq log counts frames.",
-        ];
-        let mut g = grounding("What does hq stand for in std::sync::hq?", &ev);
-        assert!(answer(&g).starts_with("\"The hive crates"), "without index-wide rarity: {}", answer(&g));
-        g.rarity = vec![("hq".into(), 5.5), ("stand".into(), 4.5), ("std".into(), 1.0), ("sync".into(), 1.5)];
-        let a = answer(&g);
-        assert!(a.starts_with("\"HQ stands for honey queen"), "{a}");
     }
 
     #[test]

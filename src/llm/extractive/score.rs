@@ -50,11 +50,6 @@ const ANNOUNCING: &[&str] = &[
 /// Korean announcing endings (the verb comes last): "…살펴보겠습니다."
 const ANNOUNCING_KO: &[&str] = &["살펴보겠", "알아보겠", "살펴봅시다", "알아봅시다", "보겠습니다", "봅시다", "하겠습니다"];
 
-/// How much a word's IDF in the whole index shapes its weight (an exponent
-/// on its ratio to the question's mean IDF). Chosen on the labelled dev
-/// splits from 0, 0.5 and 1: 0.5 helped Korean (+3.6 points correct), 1
-/// hurt both languages.
-const GLOBAL_RARITY: f64 = 0.5;
 /// A light English stemmer: enough to match `borrowing` with `borrow`, not a
 /// linguistic one.
 pub fn stem(word: &str) -> String {
@@ -148,35 +143,16 @@ pub struct Question {
     pub weights: Vec<f64>,
 }
 
-/// Weights of `terms`: rarity among the units (a word in every sentence
-/// says little), times the word's IDF in the whole index where the gate
-/// measured it (`rarity`), relative to the question's mean — the passages
-/// were retrieved *for* the question's main word, so among them it looks
-/// common; in the index it is what the question is about.
-pub fn weigh(terms: &[String], units: &[Indexed], rarity: &[(String, f64)]) -> Vec<f64> {
+/// Rarity weights of `terms` among the units: a word in every sentence says little.
+pub fn weigh(terms: &[String], units: &[Indexed]) -> Vec<f64> {
     let total = units.len() as f64;
-    let global: Vec<Option<f64>> = terms
-        .iter()
-        .map(|t| rarity.iter().find(|(w, _)| term_of(w) == *t).map(|(_, idf)| *idf))
-        .collect();
-    let known: Vec<f64> = global.iter().flatten().copied().collect();
-    let mean = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
     terms
         .iter()
-        .zip(&global)
-        .map(|(t, g)| {
+        .map(|t| {
             let df = units.iter().filter(|u| u.has(t)).count() as f64;
-            let local = (1.0 + total / (1.0 + df)).ln();
-            let g = g.map_or(1.0, |g| if mean > 0.0 { g / mean } else { 1.0 });
-            local * g.powf(GLOBAL_RARITY)
+            (1.0 + total / (1.0 + df)).ln()
         })
         .collect()
-}
-
-/// A word as the scorer matches it (the gate's words are unstemmed).
-fn term_of(word: &str) -> String {
-    let w = word.to_lowercase();
-    if w.chars().any(is_cjk) { korean_stem(&w) } else { stem(&w) }
 }
 
 /// The share of the question's weight a unit covers (with what it introduces).
