@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::query::{self, LexicalQuery};
 use super::{Citation, Retrieval, SearchHit};
-use crate::store::Store;
+use crate::store::{FtsIndex, Store};
 
 /// What `--trace` shows for a lexical search.
 #[derive(Debug, Clone, Serialize)]
@@ -64,13 +64,13 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
 
     let t = Instant::now();
     let word = match &q.words {
-        Some(m) => run(store, "chunks_fts", m, pool, opts.heading_weight)?,
+        Some(m) => run(store, table_of(FtsIndex::Words), m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.word_index = ms(t);
     let t = Instant::now();
     let tri = match &q.trigram {
-        Some(m) => run(store, "chunks_trigram", m, pool, opts.heading_weight)?,
+        Some(m) => run(store, table_of(FtsIndex::Trigrams), m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.trigram_index = ms(t);
@@ -94,10 +94,10 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     let mut rows: HashMap<i64, _> = store.chunks_by_ids(&ids)?.into_iter().map(|r| (r.chunk_id, r)).collect();
     // Snippets only for the hits kept: cutting one re-reads the chunk's text.
     let mut snippets = HashMap::new();
-    for (table, expr) in [("chunks_fts", &q.words), ("chunks_trigram", &q.trigram)] {
-        let ids: Vec<i64> = ranked.iter().filter(|c| c.table == table).map(|c| c.chunk_id).collect();
+    for (index, expr) in [(FtsIndex::Words, &q.words), (FtsIndex::Trigrams, &q.trigram)] {
+        let ids: Vec<i64> = ranked.iter().filter(|c| table_of(index) == c.table).map(|c| c.chunk_id).collect();
         if let (Some(expr), false, true) = (expr, ids.is_empty(), opts.snippets) {
-            snippets.extend(snippets_for(store, table, expr, &ids)?);
+            snippets.extend(store.snippets(index, expr, &ids)?);
         }
     }
     timings.load_chunks = ms(t);
@@ -162,26 +162,22 @@ fn run(store: &Store, table: &'static str, expr: &str, limit: usize, heading_wei
     Ok(rows)
 }
 
-/// Snippets (matched terms between « and ») of the given chunks.
-fn snippets_for(store: &Store, table: &str, expr: &str, ids: &[i64]) -> Result<HashMap<i64, String>> {
-    let marks = vec!["?"; ids.len()].join(",");
-    let sql = format!(
-        "SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table}
-         WHERE {table} MATCH ? AND rowid IN ({marks})"
-    );
-    let mut stmt = store.conn().prepare_cached(&sql)?;
-    let rows = stmt.query_map(match_among_params(expr, ids), |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+/// The index's FTS5 table.
+fn table_of(index: FtsIndex) -> &'static str {
+    match index {
+        FtsIndex::Words => "chunks_fts",
+        FtsIndex::Trigrams => "chunks_trigram",
+    }
 }
 
 /// Snippets for hits another channel found: cut around the query's words
 /// where the chunk has them, else the chunk's opening words.
 pub fn fill_snippets(store: &Store, text: &str, hits: &mut [SearchHit]) -> Result<()> {
     let q = query::build(text);
-    for (table, expr) in [("chunks_fts", &q.words), ("chunks_trigram", &q.trigram)] {
+    for (index, expr) in [(FtsIndex::Words, &q.words), (FtsIndex::Trigrams, &q.trigram)] {
         let ids: Vec<i64> = hits.iter().filter(|h| h.snippet.is_empty()).map(|h| h.chunk_id).collect();
         if let (Some(expr), false) = (expr, ids.is_empty()) {
-            let mut found = snippets_for(store, table, expr, &ids)?;
+            let mut found = store.snippets(index, expr, &ids)?;
             for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
                 h.snippet = found.remove(&h.chunk_id).unwrap_or_default();
             }
@@ -198,14 +194,4 @@ pub fn fill_snippets(store: &Store, text: &str, hits: &mut [SearchHit]) -> Resul
         }
     }
     Ok(())
-}
-
-/// Parameters for `… MATCH ? AND rowid IN (?, …)`: the expression, then the ids.
-pub(crate) fn match_among_params<'a>(
-    expr: &str,
-    ids: &'a [i64],
-) -> rusqlite::ParamsFromIter<impl Iterator<Item = rusqlite::types::Value> + 'a> {
-    let params = std::iter::once(rusqlite::types::Value::from(expr.to_string()))
-        .chain(ids.iter().map(|&id| rusqlite::types::Value::from(id)));
-    rusqlite::params_from_iter(params)
 }

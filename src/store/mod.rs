@@ -8,9 +8,11 @@
 mod answers;
 mod conversations;
 mod read;
+mod terms;
 mod vectors;
 mod write;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -22,6 +24,7 @@ use crate::error::UserError;
 pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
+pub use terms::FtsIndex;
 pub use vectors::VectorSet;
 pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
 
@@ -42,6 +45,8 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     readonly: bool,
+    /// Document counts of terms for the gate (see `terms`).
+    terms: RefCell<terms::TermCache>,
 }
 
 impl Store {
@@ -58,7 +63,7 @@ impl Store {
         let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
-        let mut store = Store { conn, path: path.to_path_buf(), readonly };
+        let mut store = Store { conn, path: path.to_path_buf(), readonly, terms: RefCell::default() };
         // Read the level before anything writes: switching a newer kebab's
         // database to WAL would already rewrite its header.
         store.check_level()?;
@@ -84,7 +89,7 @@ impl Store {
             let uri = sqlite_uri(path, immutable);
             let conn = Connection::open_with_flags(&uri, flags).with_context(|| format!("cannot open database {}", path.display()))?;
             conn.busy_timeout(Duration::from_secs(10))?;
-            let store = Store { conn, path: path.to_path_buf(), readonly: true };
+            let store = Store { conn, path: path.to_path_buf(), readonly: true, terms: RefCell::default() };
             store.check_level()?;
             Ok(store)
         };

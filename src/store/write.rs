@@ -145,6 +145,7 @@ impl Store {
     /// their rows (and chunk ids) unless `force`.
     pub fn apply_source(&mut self, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
         self.ensure_writable()?;
+        self.terms.get_mut().clear();
         if self.conn.is_autocommit() {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let out = apply_source_in(&tx, input, force)?;
@@ -181,6 +182,7 @@ impl Store {
     /// of documents removed.
     pub fn prune(&mut self, root_id: i64, scope: &str, seen: &HashSet<String>) -> Result<usize> {
         self.ensure_writable()?;
+        self.terms.get_mut().clear();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let gone: Vec<(i64, String)> = {
             let mut stmt = tx.prepare("SELECT id, rel_path FROM sources WHERE root_id = ?1")?;
@@ -265,6 +267,7 @@ impl Store {
     /// that point at them stay valid. Returns how many documents moved.
     pub fn move_source(&mut self, from: &SourcePlace, to: &SourcePlace) -> Result<usize> {
         self.ensure_writable()?;
+        self.terms.get_mut().clear();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let source_id: i64 = tx.query_row(
             "SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2",

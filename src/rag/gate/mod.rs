@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::ScoreGate;
 use crate::search::engine::Engine;
-use crate::search::{Mode, SearchHit, lexical, query};
+use crate::search::{Mode, SearchHit, query};
 use crate::store::Store;
 
 /// How many of the top hits compete for "best evidence".
@@ -210,18 +210,16 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
         return Ok(report);
     }
     let n = chunks as f64;
-    let marks = vec!["?"; top.len()].join(",");
-    let in_top_sql = format!("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN ({marks})");
+    let exprs: Vec<String> = terms.iter().map(gate_expr).collect();
+    // Which of the top chunks hold each term: asked of those chunks alone
+    // (the store copies them aside), not of the whole index.
+    let contains = store.which_match(&exprs, &top)?;
     let mut weights = Vec::new();
     let mut idf_sum = 0.0;
     let mut missing = 0.0;
-    let mut contains: Vec<Vec<i64>> = Vec::new();
-    for t in &terms {
-        let expr = gate_expr(t);
-        let df: f64 = store
-            .conn()
-            .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
-            .query_row([&expr], |r| r.get::<_, i64>(0))? as f64;
+    for expr in &exprs {
+        // Counted once per state of the index (the store keeps the counts).
+        let df = store.docs_matching(expr)? as f64;
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
         // small one every everyday word is missing or rare, and would
@@ -234,10 +232,6 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
             missing += 1.0;
         }
         weights.push(w);
-        let mut stmt = store.conn().prepare_cached(&in_top_sql)?;
-        let ids: Vec<i64> =
-            stmt.query_map(lexical::match_among_params(&expr, &top), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        contains.push(ids);
     }
     let total: f64 = weights.iter().sum();
     let coverage = |chunk: i64| -> f64 {

@@ -1,0 +1,261 @@
+//! What the gate and the snippets ask of the full-text indexes about a few
+//! chunks or one term, answered without walking the whole index each time.
+//!
+//! * How many chunks hold a term (the gate's IDF): FTS5 keeps no document
+//!   frequency, so counting walks the term's postings (tens of milliseconds
+//!   for a word in most chunks at 100k chunks, more for a Korean prefix,
+//!   whose postings are merged from every word sharing it). The count is
+//!   kept per process until the index changes: this connection's own writes
+//!   to chunks clear it, and `PRAGMA data_version` says when another
+//!   connection committed.
+//! * Which of a few chunks match an expression, and their snippets: asked of
+//!   the whole index as `MATCH … AND rowid IN (…)`, FTS5 builds the full
+//!   postings of a prefix query once per listed id (hundreds of milliseconds
+//!   for a common Korean prefix). Instead the chunks' rows are copied into a
+//!   small in-memory FTS5 table with the same columns and tokenizer, and the
+//!   expression runs there: the same rows give the same matches and the same
+//!   snippets (a snippet reads only its own row).
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+
+use super::Store;
+
+/// The most document counts kept; past it the cache starts over.
+const MAX_CACHED_TERMS: usize = 20_000;
+
+/// One of the two full-text indexes over chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FtsIndex {
+    /// `chunks_fts`: words, Porter-stemmed.
+    Words,
+    /// `chunks_trigram`: trigrams of the chunks with Hangul/CJK.
+    Trigrams,
+}
+
+impl FtsIndex {
+    /// The in-memory probe table for this index (named bare: FTS5's MATCH
+    /// and `snippet` take no schema prefix; no main table has the name), and
+    /// how to create it: the columns and tokenizer of the index in `0001_init.sql`.
+    fn probe(self) -> (&'static str, &'static str) {
+        match self {
+            FtsIndex::Words => (
+                "probe_words",
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.probe_words USING fts5(
+                     context, text, tokenize='porter unicode61 remove_diacritics 2')",
+            ),
+            FtsIndex::Trigrams => (
+                "probe_trigram",
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.probe_trigram USING fts5(context, text, tokenize='trigram')",
+            ),
+        }
+    }
+
+    /// Which chunks the index holds (the trigram index only those with Hangul/CJK).
+    fn rows_filter(self) -> &'static str {
+        match self {
+            FtsIndex::Words => "1",
+            FtsIndex::Trigrams => "has_cjk",
+        }
+    }
+}
+
+/// Document counts of terms, valid for one state of the index.
+#[derive(Debug, Default)]
+pub(super) struct TermCache {
+    /// `PRAGMA data_version` when the counts were read.
+    version: Option<i64>,
+    docs: HashMap<String, i64>,
+}
+
+impl TermCache {
+    /// Forgets every count: this connection changed the chunks.
+    pub(super) fn clear(&mut self) {
+        self.version = None;
+        self.docs.clear();
+    }
+}
+
+impl Store {
+    /// How many chunks the word index finds for `expr` (an FTS5 MATCH
+    /// expression), counted once per state of the index.
+    pub fn docs_matching(&self, expr: &str) -> Result<i64> {
+        // Inside an open transaction the counts may include rows a rollback
+        // takes back: not kept.
+        if !self.conn.is_autocommit() {
+            return self.count_matching(expr);
+        }
+        let version = self.data_version()?;
+        {
+            let mut cache = self.terms.borrow_mut();
+            if cache.version != Some(version) || cache.docs.len() >= MAX_CACHED_TERMS {
+                cache.clear();
+                cache.version = Some(version);
+            }
+            if let Some(&n) = cache.docs.get(expr) {
+                return Ok(n);
+            }
+        }
+        let n = self.count_matching(expr)?;
+        self.terms.borrow_mut().docs.insert(expr.to_string(), n);
+        Ok(n)
+    }
+
+    fn count_matching(&self, expr: &str) -> Result<i64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
+            .query_row([expr], |r| r.get(0))
+            .with_context(|| format!("counting the chunks that match {expr}"))
+    }
+
+    /// For each expression, which of `ids` the word index matches for it.
+    pub fn which_match(&self, exprs: &[String], ids: &[i64]) -> Result<Vec<Vec<i64>>> {
+        let table = self.load_probe(FtsIndex::Words, ids)?;
+        let sql = format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        exprs
+            .iter()
+            .map(|e| Ok(stmt.query_map([e], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?))
+            .collect()
+    }
+
+    /// Snippets of `ids` for `expr` in `index`: up to 24 tokens of the text
+    /// around the matches, matched terms between « and », gaps as ` … `.
+    /// Chunks without a match have none.
+    pub fn snippets(&self, index: FtsIndex, expr: &str, ids: &[i64]) -> Result<HashMap<i64, String>> {
+        let table = self.load_probe(index, ids)?;
+        let sql = format!("SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table} WHERE {table} MATCH ?1");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map([expr], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Fills `index`'s probe table with exactly the rows of `ids` it holds,
+    /// and returns the table's name.
+    fn load_probe(&self, index: FtsIndex, ids: &[i64]) -> Result<&'static str> {
+        let (table, create) = index.probe();
+        // A temporary table is private to this connection and lives in
+        // memory or a temp file: a read-only database can have one too.
+        self.conn.execute_batch(create).context("creating a temporary full-text table")?;
+        self.conn.execute(&format!("DELETE FROM {table}"), [])?;
+        for batch in ids.chunks(200) {
+            let marks = vec!["?"; batch.len()].join(",");
+            let sql = format!(
+                "INSERT INTO {table}(rowid, context, text)
+                 SELECT id, context, text FROM chunks WHERE {} AND id IN ({marks})",
+                index.rows_filter()
+            );
+            self.conn.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(batch))?;
+        }
+        Ok(table)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{ChunkDraft, DocumentInput, SourceInput};
+
+    /// One Markdown source of one document whose chunks are `texts`.
+    fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
+        let chunks = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ChunkDraft { heading_path: vec![], text: t.to_string(), line_start: i as u32 + 1, line_end: i as u32 + 1 })
+            .collect();
+        SourceInput {
+            root_id,
+            rel_path: name.to_string(),
+            format: "md",
+            content_hash: blake3::hash(texts.join("\n").as_bytes()).to_hex().to_string(),
+            bytes: 1,
+            documents: vec![DocumentInput {
+                path: format!("notes/{name}"),
+                external_id: format!("notes/{name}"),
+                title: None,
+                media: "text/markdown",
+                tags: vec![],
+                body: texts.join("\n"),
+                chunks,
+            }],
+        }
+    }
+
+    const TEXTS: &[&str] = &[
+        "The borrow checker runs before code generation.",
+        "Borrowing rules keep references valid.",
+        "소유권은 러스트의 핵심 개념입니다.",
+        "소유자가 범위를 벗어나면 값이 해제됩니다.",
+        "Cargo builds the crate.",
+    ];
+
+    fn store_with(dir: &std::path::Path) -> (Store, i64) {
+        let mut store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        store.apply_source(&source(root, "a.md", TEXTS), false).unwrap();
+        (store, root)
+    }
+
+    fn ids(store: &Store) -> Vec<i64> {
+        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    /// The whole index's answer: which of `among` match `expr`, and their snippets.
+    fn in_index(store: &Store, table: &str, expr: &str, among: &[i64]) -> HashMap<i64, String> {
+        let sql = format!("SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table} WHERE {table} MATCH ?1");
+        let mut stmt = store.conn().prepare(&sql).unwrap();
+        let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).unwrap();
+        rows.map(Result::unwrap).filter(|(id, _)| among.contains(id)).collect()
+    }
+
+    #[test]
+    fn probing_a_few_chunks_matches_and_cuts_snippets_as_the_whole_index_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = store_with(dir.path());
+        let all = ids(&store);
+        let among = [all[0], all[2], all[3], all[4]];
+        for expr in ["\"borrow\"", "\"소유\"*", "\"cargo\" OR \"borrow\"", "\"absent\""] {
+            let want = in_index(&store, "chunks_fts", expr, &among);
+            assert_eq!(store.snippets(FtsIndex::Words, expr, &among).unwrap(), want, "{expr}");
+            let mut matched: Vec<i64> = want.keys().copied().collect();
+            matched.sort();
+            let mut got = store.which_match(&[expr.to_string()], &among).unwrap().remove(0);
+            got.sort();
+            assert_eq!(got, matched, "{expr}");
+        }
+        // The first expression matches chunk 0 only; the probe holds no chunk outside `among`.
+        assert_eq!(store.which_match(&["\"borrow\"".to_string()], &among).unwrap(), vec![vec![all[0]]]);
+        let tri = "\"소유권\" OR \"범위를\"";
+        assert_eq!(store.snippets(FtsIndex::Trigrams, tri, &among).unwrap(), in_index(&store, "chunks_trigram", tri, &among));
+        assert_eq!(store.snippets(FtsIndex::Trigrams, tri, &among).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn document_counts_follow_writes_of_this_and_other_connections() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, root) = store_with(dir.path());
+        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 2);
+        assert_eq!(store.docs_matching("\"소유\"*").unwrap(), 2);
+        // This connection writes: the count is read again.
+        store.apply_source(&source(root, "b.md", &["Another borrow."]), false).unwrap();
+        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 3);
+        // Another connection writes: data_version tells.
+        let other = Store::open(&dir.path().join("k.db"), false);
+        other.unwrap().apply_source(&source(root, "c.md", &["Borrow once more.", "소유권"]), false).unwrap();
+        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 4);
+        assert_eq!(store.docs_matching("\"소유\"*").unwrap(), 3);
+    }
+
+    #[test]
+    fn a_readonly_store_probes_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = store_with(dir.path());
+        let all = ids(&store);
+        drop(store);
+        let ro = Store::open(&dir.path().join("k.db"), true).unwrap();
+        assert_eq!(ro.which_match(&["\"cargo\"".to_string()], &all).unwrap(), vec![vec![all[4]]]);
+        assert_eq!(ro.docs_matching("\"cargo\"").unwrap(), 1);
+    }
+}
