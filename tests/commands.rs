@@ -120,6 +120,28 @@ fn eval_retrieval_scores_a_small_labelled_set() {
 }
 
 #[test]
+fn eval_retrieval_scores_one_split_chosen_by_the_hash_of_the_query_id() {
+    let env = Env::new();
+    env.write(
+        "set/corpus.jsonl",
+        "{\"_id\":\"d1\",\"title\":\"Tides\",\"text\":\"The moon pulls the oceans into tides.\"}\n\
+         {\"_id\":\"d2\",\"title\":\"Volcanoes\",\"text\":\"Magma rises through the crust.\"}\n",
+    );
+    env.write("set/queries.jsonl", "{\"_id\":\"q1\",\"text\":\"why are there tides\"}\n{\"_id\":\"q2\",\"text\":\"magma crust\"}\n");
+    // FNV-1a 64 of "q1" is odd (test), of "q2" even (dev); q2's judgement is wrong on purpose.
+    env.write("set/qrels.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t1\n");
+    env.ok(&["ingest", env.path("set/corpus.jsonl").to_str().unwrap()]);
+    let (q, r) = (env.path("set/queries.jsonl"), env.path("set/qrels.tsv"));
+    let run = |split: &str| env.json(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap(), "--split", split]);
+    let test = run("test");
+    assert_eq!((test["split"].as_str(), test["queries"].as_u64(), test["missing_queries"].as_u64()), (Some("test"), Some(1), Some(0)));
+    assert_eq!(test["ndcg_at_10"], 1.0);
+    let dev = run("dev");
+    assert_eq!((dev["queries"].as_u64(), dev["per_query"][0]["query_id"].as_str()), (Some(1), Some("q2")));
+    assert_eq!(dev["ndcg_at_10"], 0.0);
+}
+
+#[test]
 fn usage_errors_exit_1_and_help_exits_0() {
     let env = Env::new();
     assert_eq!(env.run(&["frobnicate"]).status.code(), Some(1));
