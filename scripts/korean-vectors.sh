@@ -6,7 +6,8 @@
 # loopback, and compares lexical with hybrid-over-e5 search:
 #   - the Korean Rust Book with our Korean labelled questions (top-1, top-8,
 #     nDCG@10 per split; scripts/labelled-retrieval.py);
-#   - KorQuAD 1.0 dev (nDCG@10, `kebab eval retrieval`);
+#   - KorQuAD 1.0 dev (nDCG@10, `kebab eval retrieval`), all queries and the
+#     test half (`--split test`), with and without the CJK lexical lead;
 #   - ingest time with and without vectors.
 #
 # usage: scripts/korean-vectors.sh [KEBAB] [WORK_DIR]
@@ -74,3 +75,10 @@ Q="--queries $EVAL/korquad/queries.jsonl --qrels $EVAL/korquad/qrels/test.tsv"
 echo "== KorQuAD lexical"; "$K" --config "$W/lexical.toml" --data-dir "$W/kb-korquad-lexical" eval retrieval --mode lexical $Q
 echo "== KorQuAD hybrid (e5)"; "$K" --config "$W/e5.toml" --data-dir "$W/kb-korquad-e5" eval retrieval --mode hybrid $Q
 echo "== KorQuAD vector (e5)"; "$K" --config "$W/e5.toml" --data-dir "$W/kb-korquad-e5" eval retrieval --mode vector $Q
+
+# The held-out half (FNV-1a of the query id, odd = test) the CJK fusion was not fitted on,
+# with the shipped fusion and with plain reciprocal rank (search.cjk_lexical_lead = 0).
+{ cat "$W/e5.toml"; printf '[search]\ncjk_lexical_lead = 0\n'; } > "$W/e5-plain.toml"
+echo "== KorQuAD test: lexical"; "$K" --config "$W/lexical.toml" --data-dir "$W/kb-korquad-lexical" eval retrieval --mode lexical $Q --split test
+echo "== KorQuAD test: hybrid (e5)"; "$K" --config "$W/e5.toml" --data-dir "$W/kb-korquad-e5" eval retrieval --mode hybrid $Q --split test
+echo "== KorQuAD test: hybrid (e5), plain fusion"; "$K" --config "$W/e5-plain.toml" --data-dir "$W/kb-korquad-e5" eval retrieval --mode hybrid $Q --split test

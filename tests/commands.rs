@@ -90,9 +90,9 @@ fn a_database_from_a_newer_kebab_is_refused_untouched() {
     assert_eq!(level, 99);
 }
 
-#[test]
-fn eval_retrieval_scores_a_small_labelled_set() {
-    let env = Env::new();
+/// A three-document BEIR set, ingested: q1 (test split) is judged right, q2
+/// (dev split) wrong on purpose, q3 not at all. Returns (queries, qrels).
+fn tides_set(env: &Env) -> (String, String) {
     env.write(
         "set/corpus.jsonl",
         "{\"_id\":\"d1\",\"title\":\"Tides\",\"text\":\"The moon pulls the oceans into tides.\"}\n\
@@ -106,17 +106,37 @@ fn eval_retrieval_scores_a_small_labelled_set() {
     // q2's judged document is the wrong one on purpose: it must score zero.
     env.write("set/qrels.tsv", "query-id\tcorpus-id\tscore\r\nq1\td1\t1\r\nq2\td3\t1\r\n");
     env.ok(&["ingest", env.path("set/corpus.jsonl").to_str().unwrap()]);
-    let q = env.path("set/queries.jsonl");
-    let r = env.path("set/qrels.tsv");
-    let v = env.json(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap()]);
+    let path = |rel: &str| env.path(rel).to_str().unwrap().to_string();
+    (path("set/queries.jsonl"), path("set/qrels.tsv"))
+}
+
+#[test]
+fn eval_retrieval_scores_a_small_labelled_set() {
+    let env = Env::new();
+    let (q, r) = tides_set(&env);
+    let v = env.json(&["eval", "retrieval", "--queries", &q, "--qrels", &r]);
     assert_eq!(v["queries"], 2);
     assert_eq!(v["ndcg_at_10"], 0.5);
     assert_eq!(v["mrr_at_10"], 0.5);
     let rows = v["per_query"].as_array().unwrap();
     assert_eq!(rows[0]["query_id"], "q1");
     assert_eq!(rows[0]["retrieved"][0], "d1");
-    let human = env.ok(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap()]);
+    let human = env.ok(&["eval", "retrieval", "--queries", &q, "--qrels", &r]);
     assert!(human.contains("nDCG@10 0.5000") && human.contains("queries 2"), "{human}");
+}
+
+#[test]
+fn eval_retrieval_scores_one_split_chosen_by_the_hash_of_the_query_id() {
+    let env = Env::new();
+    let (q, r) = tides_set(&env);
+    // FNV-1a 64 of "q1" is odd (test), of "q2" even (dev).
+    let run = |split: &str| env.json(&["eval", "retrieval", "--queries", &q, "--qrels", &r, "--split", split]);
+    let test = run("test");
+    assert_eq!((test["split"].as_str(), test["queries"].as_u64(), test["missing_queries"].as_u64()), (Some("test"), Some(1), Some(0)));
+    assert_eq!(test["ndcg_at_10"], 1.0);
+    let dev = run("dev");
+    assert_eq!((dev["queries"].as_u64(), dev["per_query"][0]["query_id"].as_str()), (Some(1), Some("q2")));
+    assert_eq!(dev["ndcg_at_10"], 0.0);
 }
 
 #[test]

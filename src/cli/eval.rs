@@ -33,6 +33,9 @@ pub enum Command {
         /// RRF constant for hybrid [default: search.rrf_k]
         #[arg(long, value_name = "K")]
         rrf_k: Option<f64>,
+        /// Only the judged queries of one split (FNV-1a of the query id, even = dev)
+        #[arg(long, value_enum)]
+        split: Option<crate::eval::split::Split>,
     },
     /// Ask every question of a set with gold answers and score the answers:
     /// gold string found, grounded, refusals by reason, citation validity,
@@ -184,7 +187,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Retrieval { queries, qrels, mode, k, rrf_k } => {
+        Command::Retrieval { queries, qrels, mode, k, rrf_k, split } => {
             if k == 0 {
                 return Err(UserError::new("bad_input", "-k must be at least 1").into());
             }
@@ -203,6 +206,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 mode,
                 k,
                 per_query: ctx.out.json,
+                split,
             };
             let report = retrieval::run(&store, &engine, &opts)?;
             if ctx.out.json {

@@ -126,6 +126,12 @@ fn print_trace(ctx: &Ctx, t: &Trace) -> Result<()> {
             2.0 / (f.rrf_k + 1.0),
             f.fuse_ms
         ))?;
+        if let Some(lead) = f.lead {
+            ctx.out.line(format!(
+                "       the lexical top hit stays first if its BM25 is ≥ {} × the second's and the vectors rank it in their top {}",
+                lead.ratio, lead.within
+            ))?;
+        }
     }
     ctx.out.line(format!("       total {:.2} ms", t.total_ms))?;
     Ok(())

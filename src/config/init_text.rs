@@ -30,6 +30,11 @@ heading_weight = {hw:.1}
 default_mode = "{mode}"
 # Reciprocal rank fusion constant: score = sum of 1/(rrf_k + rank) over the channels.
 rrf_k = {rrf_k:.1}
+# Hangul/CJK questions only (fitted on Korean): the lexical top hit stays first in
+# hybrid when its BM25 is at least cjk_lexical_lead times the second hit's (0: never)
+# and the vector channel ranks it within its cjk_lead_within best.
+cjk_lexical_lead = {cjk_lead:.2}
+cjk_lead_within = {cjk_within}
 
 [rag]
 # rag-v1: answer only from the evidence, cite [#n]. rag-v2 adds: quote the exact
@@ -119,6 +124,8 @@ timeout_secs = {emb_timeout}
         hw = d.search.heading_weight,
         mode = d.search.default_mode.as_str(),
         rrf_k = d.search.rrf_k,
+        cjk_within = d.search.cjk_lead_within,
+        cjk_lead = d.search.cjk_lexical_lead,
         tpl = d.rag.prompt_template_version.as_str(),
         mct = d.rag.max_context_tokens,
         gate = d.rag.score_gate.lexical,

@@ -112,11 +112,16 @@ pub struct SearchConfig {
     pub default_mode: Mode,
     /// The k of reciprocal rank fusion: larger flattens the rank differences.
     pub rrf_k: f64,
+    /// A Hangul/CJK question's lexical top hit stays first in hybrid when its
+    /// BM25 is at least this many times the second hit's (0: never) …
+    pub cjk_lexical_lead: f64,
+    /// … and the vector channel ranks it within this many of its best.
+    pub cjk_lead_within: usize,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT, default_mode: Mode::Hybrid, rrf_k: 60.0 }
+        SearchConfig { default_k: 8, heading_weight: DEFAULT_HEADING_WEIGHT, default_mode: Mode::Hybrid, rrf_k: 60.0, cjk_lexical_lead: CJK_LEXICAL_LEAD, cjk_lead_within: CJK_LEAD_WITHIN }
     }
 }
 
@@ -177,7 +182,7 @@ impl Default for RagConfig {
 pub struct ScoreGate {
     /// Lexical mode, questions in Latin script (model `lexical-en`), in [0, 1].
     pub lexical: f64,
-    /// Questions written in Hangul/CJK, in any mode (model `lexical-ko`).
+    /// Questions written in Hangul/CJK, in any mode (models `lexical-ko`, `hybrid-ko`).
     pub lexical_cjk: f64,
     /// Vector and hybrid mode (model `hybrid-en`), in [0, 1].
     pub vector: f64,
@@ -247,6 +252,12 @@ impl Default for LlmConfig {
 
 /// See README "Evaluation": the best of 0.5–7 on SciFact train (nDCG@10 0.7074).
 pub const DEFAULT_HEADING_WEIGHT: f64 = 3.0;
+
+/// Fitted on the KorQuAD dev queries and the Korean Rust Book dev split with
+/// multilingual-e5-small (docs/evaluation.md, "Korean with multilingual vectors").
+pub const CJK_LEXICAL_LEAD: f64 = 1.2;
+/// Fitted with `CJK_LEXICAL_LEAD`, on the same data.
+pub const CJK_LEAD_WITHIN: usize = 100;
 
 impl Config {
     /// Reads `path`; a missing file gives the defaults.
@@ -387,6 +398,13 @@ impl Config {
         }
         if !(self.search.rrf_k >= 1.0 && self.search.rrf_k <= 10_000.0) {
             return Err(bad("search.rrf_k", "must be between 1 and 10000"));
+        }
+        if !(1..=1000).contains(&self.search.cjk_lead_within) {
+            return Err(bad("search.cjk_lead_within", "must be between 1 and 1000"));
+        }
+        let lead = self.search.cjk_lexical_lead;
+        if !(lead == 0.0 || (1.0..=1000.0).contains(&lead)) {
+            return Err(bad("search.cjk_lexical_lead", "must be 0 (never) or between 1 and 1000"));
         }
         if self.llm.timeout_secs == 0 {
             return Err(bad("llm.timeout_secs", "must be at least 1"));

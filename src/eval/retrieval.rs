@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::beir::{read_qrels, read_queries};
 use super::metrics::{mrr_at, ndcg_at, recall_at};
+use super::split::Split;
 use crate::error::UserError;
 use crate::search::Mode;
 use crate::search::engine::Engine;
@@ -29,6 +30,9 @@ pub struct Report {
     pub schema_version: &'static str,
     pub mode: Mode,
     pub k: usize,
+    /// The split scored (`--split`); absent: every judged query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
     pub queries: usize,
     /// Judged queries absent from the queries file: not scored.
     pub missing_queries: usize,
@@ -47,14 +51,19 @@ pub struct Options<'a> {
     /// Documents retrieved per query (Recall@100 needs 100).
     pub k: usize,
     pub per_query: bool,
+    /// Only the queries of this split (by the hash of their id).
+    pub split: Option<Split>,
 }
 
 pub fn run(store: &Store, engine: &Engine, opts: &Options) -> Result<Report> {
     let started = std::time::Instant::now();
     let queries = read_queries(opts.queries)?;
-    let qrels = read_qrels(opts.qrels)?;
+    let mut qrels = read_qrels(opts.qrels)?;
     if qrels.is_empty() {
         return Err(UserError::new("bad_input", format!("{} has no relevance judgements", opts.qrels.display())).into());
+    }
+    if let Some(split) = opts.split {
+        qrels.retain(|id, _| Split::of(id) == split);
     }
     if store.chunk_count()? == 0 {
         return Err(UserError::new("no_index", "the index is empty: nothing to evaluate")
@@ -94,6 +103,7 @@ pub fn run(store: &Store, engine: &Engine, opts: &Options) -> Result<Report> {
         schema_version: "eval_retrieval.v1",
         mode: opts.mode,
         k: opts.k,
+        split: opts.split,
         queries: rows.len(),
         missing_queries: judged.len() - scored.len(),
         ndcg_at_10: mean(|r| r.ndcg_at_10),

@@ -32,6 +32,8 @@ pub struct Engine {
     last_query: RefCell<Option<(String, Rc<Vec<f32>>)>>,
     heading_weight: f64,
     rrf_k: f64,
+    /// The fusion of queries in a Hangul/CJK script (see `hybrid`).
+    cjk_fusion: hybrid::Fusion,
 }
 
 /// What `--trace` shows: the lexical channel's queries (flattened, as a
@@ -65,6 +67,9 @@ pub struct VectorTrace {
 #[derive(Debug, Clone, Serialize)]
 pub struct FusionTrace {
     pub rrf_k: f64,
+    /// When this query's lexical top hit stays first (Hangul/CJK queries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lead: Option<hybrid::Lead>,
     /// The lexical channel's candidates: (chunk id, BM25), best first.
     pub lexical_candidates: Vec<(i64, f64)>,
     pub fuse_ms: f64,
@@ -72,7 +77,16 @@ pub struct FusionTrace {
 
 impl Engine {
     pub fn new(embedder: Option<Box<dyn Embedder>>, heading_weight: f64, rrf_k: f64) -> Engine {
-        Engine { embedder, switched_off: false, vectors: RefCell::new(None), last_query: RefCell::new(None), heading_weight, rrf_k }
+        let defaults = crate::config::SearchConfig::default();
+        Engine {
+            embedder,
+            switched_off: false,
+            vectors: RefCell::new(None),
+            last_query: RefCell::new(None),
+            heading_weight,
+            rrf_k,
+            cjk_fusion: cjk_fusion(&defaults, rrf_k),
+        }
     }
 
     /// The configured engine, and a one-line notice when the embedder is
@@ -80,8 +94,15 @@ impl Engine {
     pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
         let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
         let mut engine = Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k);
+        engine.cjk_fusion = cjk_fusion(&cfg.search, cfg.search.rrf_k);
         engine.switched_off = cfg.embedding.provider == crate::config::EmbeddingProvider::None;
         (engine, notice)
+    }
+
+    /// How `text`'s channels are fused: the CJK fusion for a question in a
+    /// Hangul/CJK script, plain reciprocal rank otherwise.
+    pub fn fusion_for(&self, text: &str) -> hybrid::Fusion {
+        if crate::script::has_cjk(text) { self.cjk_fusion } else { hybrid::Fusion::plain(self.rrf_k) }
     }
 
     /// Lexical only (tests, evaluation of the lexical channel).
@@ -216,7 +237,7 @@ impl Engine {
             }
             Mode::Vector => {
                 let near = self.nearest(store, text, k)?;
-                let mut hits = hybrid::fuse(store, Vec::new(), &near.candidates, self.rrf_k, k)?;
+                let mut hits = hybrid::fuse(store, Vec::new(), &near.candidates, hybrid::Fusion::plain(self.rrf_k), k)?;
                 for h in &mut hits {
                     h.score = h.retrieval.vector_score.unwrap_or(0.0);
                     h.score_kind = "cosine";
@@ -232,10 +253,16 @@ impl Engine {
                 let near = self.nearest(store, text, pool)?;
                 let f = Instant::now();
                 let lexical_candidates = lex.iter().map(|h| (h.chunk_id, h.score)).collect();
-                let hits = hybrid::fuse(store, lex, &near.candidates, self.rrf_k, k)?;
+                let fusion = self.fusion_for(text);
+                let hits = hybrid::fuse(store, lex, &near.candidates, fusion, k)?;
                 trace.lexical = Some(t);
                 trace.vector = Some(near);
-                trace.fusion = Some(FusionTrace { rrf_k: self.rrf_k, lexical_candidates, fuse_ms: ms(f) });
+                trace.fusion = Some(FusionTrace {
+                    rrf_k: fusion.rrf_k,
+                    lead: fusion.lead,
+                    lexical_candidates,
+                    fuse_ms: ms(f),
+                });
                 hits
             }
         };
@@ -245,6 +272,12 @@ impl Engine {
         trace.total_ms = ms(started);
         Ok((hits, trace))
     }
+}
+
+/// The CJK fusion `search` configures (a lead ratio of 0 is none).
+fn cjk_fusion(search: &crate::config::SearchConfig, rrf_k: f64) -> hybrid::Fusion {
+    let lead = (search.cjk_lexical_lead > 0.0).then_some(hybrid::Lead { ratio: search.cjk_lexical_lead, within: search.cjk_lead_within });
+    hybrid::Fusion { rrf_k, lead }
 }
 
 fn ms(t: Instant) -> f64 {
