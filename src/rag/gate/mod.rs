@@ -106,7 +106,7 @@ pub struct GateReport {
     pub terms: Vec<TermWeight>,
     #[serde(default)]
     pub signals: Signals,
-    /// Which fitted model decided (`lexical-en`, `hybrid-en`, `lexical-ko`).
+    /// Which fitted model decided (`lexical-en`, `hybrid-en`, `lexical-ko`, `hybrid-ko`).
     #[serde(default)]
     pub model: String,
     /// Whether the question was read together with the one it follows.
