@@ -12,9 +12,12 @@ use crate::search::engine::Engine;
 
 /// Fills `g.closeness` when the model reads it and the embedder can; leaves
 /// it empty otherwise (or when embedding fails: the model then chooses on
-/// words alone, as in lexical mode).
+/// words alone, as in lexical mode). A follow-up read with the turn before
+/// it (`g.context`) is left to words too: its own few words ("How long does
+/// that take?") are not what it means, and their cosine outvoted the
+/// previous turn's focus on our labelled dialogues.
 pub fn measure(engine: &Engine, mode: Mode, model: &dyn ChatModel, g: &mut Grounding) {
-    if !model.reads_closeness() || mode == Mode::Lexical {
+    if !model.reads_closeness() || mode == Mode::Lexical || !g.context.is_empty() {
         return;
     }
     let candidates = extractive::candidates(g);
@@ -92,7 +95,7 @@ mod tests {
     }
 
     #[test]
-    fn closeness_is_measured_only_for_a_model_that_reads_it_in_a_mode_with_vectors() {
+    fn closeness_is_measured_only_for_a_standalone_question_to_a_model_that_reads_it_in_a_mode_with_vectors() {
         let mut g = grounding();
         measure(&engine(), Mode::Lexical, &Extractive, &mut g);
         assert!(g.closeness.is_empty(), "lexical mode");
@@ -100,5 +103,8 @@ mod tests {
         assert!(g.closeness.is_empty(), "a server model");
         measure(&Engine::new(None, 1.0, 60.0), Mode::Hybrid, &Extractive, &mut g);
         assert!(g.closeness.is_empty(), "no embedder");
+        g.context = "hive tags painted on frames".into();
+        measure(&engine(), Mode::Hybrid, &Extractive, &mut g);
+        assert!(g.closeness.is_empty(), "a follow-up read with the turn before it");
     }
 }
