@@ -322,7 +322,7 @@ fn bench_size(
     // 3. Whole searches in one process, as the REPL runs them after its first question.
     if let Some(dir) = model_dir {
         let search = Config::default().search;
-        let engine = Engine::new(Some(Box::new(Local::open(dir)?)), search.heading_weight, search.rrf_k);
+        let engine = Engine::new(Some(Box::new(Local::open(dir)?)), &search);
         let queries = english_queries(vocab);
         let mut ms = [Vec::new(), Vec::new(), Vec::new()];
         let modes = [Mode::Hybrid, Mode::Vector, Mode::Lexical];

@@ -33,6 +33,7 @@ pub fn measure(engine: &Engine, mode: Mode, model: &dyn ChatModel, g: &mut Groun
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::SearchConfig;
     use crate::embed::{EmbedError, Embedder, Role};
     use crate::llm::extractive::Extractive;
     use crate::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError};
@@ -80,7 +81,7 @@ mod tests {
     }
 
     fn engine() -> Engine {
-        Engine::new(Some(Box::new(Synonyms)), 1.0, 60.0)
+        Engine::new(Some(Box::new(Synonyms)), &SearchConfig::default())
     }
 
     #[test]
@@ -101,7 +102,7 @@ mod tests {
         assert!(g.closeness.is_empty(), "lexical mode");
         measure(&engine(), Mode::Hybrid, &Server, &mut g);
         assert!(g.closeness.is_empty(), "a server model");
-        measure(&Engine::new(None, 1.0, 60.0), Mode::Hybrid, &Extractive, &mut g);
+        measure(&Engine::new(None, &SearchConfig::default()), Mode::Hybrid, &Extractive, &mut g);
         assert!(g.closeness.is_empty(), "no embedder");
         g.context = "hive tags painted on frames".into();
         measure(&engine(), Mode::Hybrid, &Extractive, &mut g);

@@ -76,16 +76,16 @@ pub struct FusionTrace {
 }
 
 impl Engine {
-    pub fn new(embedder: Option<Box<dyn Embedder>>, heading_weight: f64, rrf_k: f64) -> Engine {
-        let defaults = crate::config::SearchConfig::default();
+    /// An engine searching as `search` configures (heading weight, fusion).
+    pub fn new(embedder: Option<Box<dyn Embedder>>, search: &crate::config::SearchConfig) -> Engine {
         Engine {
             embedder,
             switched_off: false,
             vectors: RefCell::new(None),
             last_query: RefCell::new(None),
-            heading_weight,
-            rrf_k,
-            cjk_fusion: cjk_fusion(&defaults, rrf_k),
+            heading_weight: search.heading_weight,
+            rrf_k: search.rrf_k,
+            cjk_fusion: cjk_fusion(search),
         }
     }
 
@@ -93,8 +93,7 @@ impl Engine {
     /// configured but cannot be used (searches then run lexical).
     pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
         let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
-        let mut engine = Engine::new(embedder, cfg.search.heading_weight, cfg.search.rrf_k);
-        engine.cjk_fusion = cjk_fusion(&cfg.search, cfg.search.rrf_k);
+        let mut engine = Engine::new(embedder, &cfg.search);
         engine.switched_off = cfg.embedding.provider == crate::config::EmbeddingProvider::None;
         (engine, notice)
     }
@@ -107,7 +106,7 @@ impl Engine {
 
     /// Lexical only (tests, evaluation of the lexical channel).
     pub fn lexical(cfg: &Config) -> Engine {
-        Engine::new(None, cfg.search.heading_weight, cfg.search.rrf_k)
+        Engine::new(None, &cfg.search)
     }
 
     pub fn embedder(&self) -> Option<&dyn Embedder> {
@@ -275,9 +274,9 @@ impl Engine {
 }
 
 /// The CJK fusion `search` configures (a lead ratio of 0 is none).
-fn cjk_fusion(search: &crate::config::SearchConfig, rrf_k: f64) -> hybrid::Fusion {
+fn cjk_fusion(search: &crate::config::SearchConfig) -> hybrid::Fusion {
     let lead = (search.cjk_lexical_lead > 0.0).then_some(hybrid::Lead { ratio: search.cjk_lexical_lead, within: search.cjk_lead_within });
-    hybrid::Fusion { rrf_k, lead }
+    hybrid::Fusion { rrf_k: search.rrf_k, lead }
 }
 
 fn ms(t: Instant) -> f64 {

@@ -64,13 +64,13 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
 
     let t = Instant::now();
     let word = match &q.words {
-        Some(m) => run(store, table_of(FtsIndex::Words), m, pool, opts.heading_weight)?,
+        Some(m) => run(store, FtsIndex::Words.table(), m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.word_index = ms(t);
     let t = Instant::now();
     let tri = match &q.trigram {
-        Some(m) => run(store, table_of(FtsIndex::Trigrams), m, pool, opts.heading_weight)?,
+        Some(m) => run(store, FtsIndex::Trigrams.table(), m, pool, opts.heading_weight)?,
         None => Vec::new(),
     };
     timings.trigram_index = ms(t);
@@ -95,7 +95,7 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     // Snippets only for the hits kept: cutting one re-reads the chunk's text.
     let mut snippets = HashMap::new();
     for (index, expr) in [(FtsIndex::Words, &q.words), (FtsIndex::Trigrams, &q.trigram)] {
-        let ids: Vec<i64> = ranked.iter().filter(|c| table_of(index) == c.table).map(|c| c.chunk_id).collect();
+        let ids: Vec<i64> = ranked.iter().filter(|c| index.table() == c.table).map(|c| c.chunk_id).collect();
         if let (Some(expr), false, true) = (expr, ids.is_empty(), opts.snippets) {
             snippets.extend(store.snippets(index, expr, &ids)?);
         }
@@ -160,14 +160,6 @@ fn run(store: &Store, table: &'static str, expr: &str, limit: usize, heading_wei
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
         .with_context(|| format!("searching {table}"))?;
     Ok(rows)
-}
-
-/// The index's FTS5 table.
-fn table_of(index: FtsIndex) -> &'static str {
-    match index {
-        FtsIndex::Words => "chunks_fts",
-        FtsIndex::Trigrams => "chunks_trigram",
-    }
 }
 
 /// Snippets for hits another channel found: cut around the query's words

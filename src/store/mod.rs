@@ -159,9 +159,10 @@ impl Store {
     /// (FTS5 runs it as a command), so a read-only store skips it.
     pub fn check_fts(&self) -> Result<Vec<(&'static str, Result<()>)>> {
         self.ensure_writable()?;
-        Ok(["chunks_fts", "chunks_trigram"]
+        Ok([FtsIndex::Words, FtsIndex::Trigrams]
             .into_iter()
-            .map(|table| {
+            .map(|index| {
+                let table = index.table();
                 let sql = format!("INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)");
                 (table, self.conn.execute(&sql, []).map(|_| ()).map_err(Into::into))
             })

@@ -35,6 +35,14 @@ pub enum FtsIndex {
 }
 
 impl FtsIndex {
+    /// The index's FTS5 table.
+    pub fn table(self) -> &'static str {
+        match self {
+            FtsIndex::Words => "chunks_fts",
+            FtsIndex::Trigrams => "chunks_trigram",
+        }
+    }
+
     /// The in-memory probe table for this index (named bare: FTS5's MATCH
     /// and `snippet` take no schema prefix; no main table has the name), and
     /// how to create it: the columns and tokenizer of the index in `0001_init.sql`.

@@ -113,10 +113,10 @@ pub fn candidates(g: &Grounding) -> Vec<(usize, String)> {
     let Some(read) = Reading::of(g, &all) else {
         return Vec::new();
     };
-    read.lexical(f64::MIN_POSITIVE)
+    read.lexical()
         .into_iter()
         .take(MAX_CANDIDATES)
-        .map(|(_, i)| {
+        .map(|Scored { i, .. }| {
             let with: Vec<&str> = std::iter::once(i).chain(all[i].follow.iter().copied()).map(|j| all[j].text.as_str()).collect();
             // The opening says what a unit is about; a long list or code
             // block after it would only slow the embedder down.
@@ -154,11 +154,10 @@ impl<'a> Reading<'a> {
         Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.context) })
     }
 
-    /// Units covering at least `floor` of the question, scored on words
-    /// alone, best first.
-    fn lexical(&self, floor: f64) -> Vec<(f64, usize)> {
+    /// Units the question's words touch, scored on words alone, best first.
+    fn lexical(&self) -> Vec<Scored> {
         let near = if self.bare { after_said(self.all, &self.said) } else { vec![0.0; self.all.len()] };
-        let mut scored: Vec<(f64, usize)> = self
+        let mut scored: Vec<Scored> = self
             .indexed
             .iter()
             .enumerate()
@@ -170,34 +169,41 @@ impl<'a> Reading<'a> {
                 // Earlier evidence ranked higher in search.
                 let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
                 let cov = score::coverage(u, &self.q).max(near[i]) * rank;
-                if cov < floor {
+                if cov <= 0.0 {
                     return None;
                 }
                 let ctx = if self.ctx_q.terms.is_empty() { 0.0 } else { score::coverage(u, &self.ctx_q) * rank };
-                Some((score::answer_score(u, &self.q, cov) + CONTEXT_WEIGHT * ctx, i))
+                Some(Scored { score: score::answer_score(u, &self.q, cov) + CONTEXT_WEIGHT * ctx, i, cov })
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.i.cmp(&b.i)));
         scored
     }
+}
+
+/// A unit's word score, its index, and the share of the question it covers.
+struct Scored {
+    score: f64,
+    i: usize,
+    cov: f64,
 }
 
 /// Word scores blended with closeness in meaning, where the pipeline
 /// measured it: each side scaled to its best (closeness between the least
 /// and most close candidate), so neither one's units dominate.
-fn blend(mut scored: Vec<(f64, usize)>, closeness: &[(usize, f32)]) -> Vec<(f64, usize)> {
-    if closeness.is_empty() || scored.is_empty() {
-        return scored;
-    }
-    let best = scored[0].0;
+fn blend(scored: &[Scored], closeness: &[(usize, f32)]) -> Vec<(f64, usize)> {
+    let best = scored.first().map_or(1.0, |s| s.score);
     let (lo, hi) = closeness.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &(_, c)| (lo.min(c), hi.max(c)));
     let spread = f64::from(hi - lo).max(1e-6);
-    for (s, i) in &mut scored {
-        let near = closeness.iter().find(|(j, _)| j == i).map_or(0.0, |&(_, c)| f64::from(c - lo) / spread);
-        *s = (1.0 - MEANING_WEIGHT) * *s / best + MEANING_WEIGHT * near;
-    }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
+    let mut blended: Vec<(f64, usize)> = scored
+        .iter()
+        .map(|s| {
+            let near = closeness.iter().find(|(j, _)| *j == s.i).map_or(0.0, |&(_, c)| f64::from(c - lo) / spread);
+            ((1.0 - MEANING_WEIGHT) * s.score / best + MEANING_WEIGHT * near, s.i)
+        })
+        .collect();
+    blended.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    blended
 }
 
 /// The whole answer text for a grounded question.
@@ -214,13 +220,15 @@ pub fn answer(g: &Grounding) -> String {
     // Whether anything answers is the words' call; closeness in meaning,
     // where measured, then chooses among every unit the words touch (a
     // paraphrase shares few of them with its answer).
-    let mut scored = read.lexical(MIN_COVERAGE);
-    if !scored.is_empty() && !g.closeness.is_empty() {
-        scored = blend(read.lexical(f64::MIN_POSITIVE), &g.closeness);
-    }
-    if scored.is_empty() {
+    let touched = read.lexical();
+    if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
         return refuse.to_string();
     }
+    let scored: Vec<(f64, usize)> = if g.closeness.is_empty() {
+        touched.iter().filter(|s| s.cov >= MIN_COVERAGE).map(|s| (s.score, s.i)).collect()
+    } else {
+        blend(&touched, &g.closeness)
+    };
     let (indexed, q, said, kind) = (&read.indexed, &read.q, &read.said, read.q.kind);
     let chosen = choose(&scored, &all, indexed, q);
     let mut quotes: Vec<usize> = Vec::new();
