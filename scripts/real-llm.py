@@ -6,8 +6,10 @@ token (as the model server logs it) and total time.
 
 It starts ../shared/real-llm/server.mjs (node-llama-cpp, CPU) on loopback,
 ingests the English Rust Book into its own data dir (lexical: no embedder
-needed), and runs the test split of fixtures/labelled/rust-book-en.jsonl
-(src/eval/split.rs: FNV-1a of the id, odd = test). Correct = grounded and every
+needed), and runs one split of fixtures/labelled/rust-book-en.jsonl
+(src/eval/split.rs: FNV-1a of the id, odd = test; `--split dev` to tune, test
+to report). The unanswerable questions are taken in turn from each kind
+(near-miss, off-topic, partly matching). Correct = grounded and every
 fact of the item stated, as `kebab eval gate` checks facts.
 
   scripts/real-llm.py --kebab target/debug/kebab --rl /tmp/rl \\
@@ -15,7 +17,8 @@ fact of the item stated, as `kebab eval gate` checks facts.
       --config compact:passages:ollama --config compact:chunks:ollama \\
       --answerable 30 --unanswerable 15
 
-Each --config is TEMPLATE:EVIDENCE:PROVIDER (provider ollama or openai).
+Each --config is TEMPLATE:EVIDENCE:PROVIDER[:K] (provider ollama or openai; K
+entries packed, default 8).
 --attribution off repeats today's strict behaviour for comparison.
 """
 
@@ -39,8 +42,16 @@ def fnv1a64(text):
     return h
 
 
-def is_test(item_id):
-    return fnv1a64(item_id) % 2 == 1
+def in_split(item_id, split):
+    return (fnv1a64(item_id) % 2 == 1) == (split == "test")
+
+
+def in_turn(groups):
+    """One item from each group in turn, until all are used."""
+    out = []
+    for i in range(max((len(g) for g in groups), default=0)):
+        out.extend(g[i] for g in groups if i < len(g))
+    return out
 
 
 def states_facts(answer, facts):
@@ -75,10 +86,12 @@ def gen_lines(log_path):
         return [l for l in f if l.startswith("[gen]")]
 
 
-def write_config(path, template, evidence, provider, port, args):
+def write_config(path, spec, port, args):
+    template, evidence, provider, k = (spec.split(":") + ["8"])[:4]
     with open(path, "w") as f:
         f.write(f"""[search]
 default_mode = "lexical"
+default_k = {k}
 [embedding]
 provider = "none"
 [rag]
@@ -97,9 +110,8 @@ timeout_secs = 600
 
 
 def run_config(spec, items, port, args, log_path):
-    template, evidence, provider = spec.split(":")
-    cfg = os.path.join(args.work, f"{template}-{evidence}-{provider}.toml")
-    write_config(cfg, template, evidence, provider, port, args)
+    cfg = os.path.join(args.work, spec.replace(":", "-") + ".toml")
+    write_config(cfg, spec, port, args)
     rows = []
     for item in items:
         before = len(gen_lines(log_path))
@@ -162,6 +174,7 @@ def main():
     p.add_argument("--set", default=os.path.join(ROOT, "fixtures/labelled/rust-book-en.jsonl"))
     p.add_argument("--work", default="/tmp/real-llm-work")
     p.add_argument("--config", action="append", required=True, help="TEMPLATE:EVIDENCE:PROVIDER")
+    p.add_argument("--split", choices=["dev", "test"], default="test")
     p.add_argument("--answerable", type=int, default=30)
     p.add_argument("--unanswerable", type=int, default=15)
     p.add_argument("--attribution", default="auto")
@@ -178,9 +191,10 @@ def main():
             f.write('[search]\ndefault_mode = "lexical"\n[embedding]\nprovider = "none"\n')
         subprocess.run([args.kebab, "--config", cfg, "--data-dir", args.data, "ingest", "-q", args.book], check=True)
     items = [json.loads(l) for l in open(args.set) if l.strip()]
-    items = [i for i in items if is_test(i["id"])]
+    items = [i for i in items if in_split(i["id"], args.split)]
     answerable = [i for i in items if i["kind"] == "answerable"][: args.answerable]
-    unanswerable = [i for i in items if i["kind"] in ("near_miss", "off_topic", "partial")][: args.unanswerable]
+    kinds = ("near_miss", "off_topic", "partial")
+    unanswerable = in_turn([[i for i in items if i["kind"] == k] for k in kinds])[: args.unanswerable]
     # One log per run: a server left over from another run cannot write into it.
     log_path = os.path.join(args.work, f"server-{os.getpid()}.log")
     proc, port = start_server(args, log_path)
@@ -190,7 +204,7 @@ def main():
     try:
         results = []
         for spec in args.config:
-            print(f"# {spec}: {len(answerable)} answerable + {len(unanswerable)} unanswerable", flush=True)
+            print(f"# {spec} ({args.split}): {len(answerable)} answerable + {len(unanswerable)} unanswerable", flush=True)
             rows = run_config(spec, answerable + unanswerable, port, args, log_path)
             results.append(summary(spec, rows))
             print(results[-1], flush=True)

@@ -121,6 +121,17 @@ fn a_model_that_says_the_notes_do_not_answer_is_its_own_refusal() {
 }
 
 #[test]
+fn a_reply_that_only_restates_the_question_is_not_grounded_even_when_cited() {
+    for kind in BOTH {
+        let a = ask(kind, &["You descale the kettle [#1]."], "");
+        assert_eq!(reason(&a), "llm_self_judge", "{kind:?}: {a:#}");
+        // The same marker on a sentence that says how is the model's citation.
+        let a = ask(kind, &["Descale it with white vinegar [#1]."], "");
+        assert_eq!(a["grounded"], true, "{kind:?}: {a:#}");
+    }
+}
+
+#[test]
 fn with_passages_the_evidence_is_a_window_whose_lines_are_exact() {
     let kind = Kind::OpenAi;
     let server = Server::start(vec![kind.stream(&["Descale the kettle with citric acid when the water is very hard."], 0)]);

@@ -119,7 +119,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         let (support, invented) = match attribute::judge(ev, &item.sentence) {
             Judgement::Scored { support, .. } => (support, None),
             Judgement::Invented(t) => (0.0, Some(t)),
-            Judgement::Filler => (0.0, None),
+            Judgement::Filler | Judgement::Echo => (0.0, None),
         };
         rows.push(Row { split: Split::of(&item.id), id: item.id, kind: item.kind, label: item.label, support, invented });
     }

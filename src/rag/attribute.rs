@@ -112,6 +112,9 @@ pub struct Evidence {
     all_words: HashSet<String>,
     /// IDF of each stem over the entries.
     df: HashMap<String, usize>,
+    /// The question's content stems: a sentence made only of them restates
+    /// the question and claims nothing.
+    question: HashSet<String>,
 }
 
 struct Entry {
@@ -125,7 +128,7 @@ struct Entry {
 impl Evidence {
     /// `entries`: each evidence entry's number and text.
     pub fn new<'a>(entries: impl IntoIterator<Item = (usize, &'a str)>) -> Evidence {
-        let mut ev = Evidence { entries: Vec::new(), all_words: HashSet::new(), df: HashMap::new() };
+        let mut ev = Evidence { entries: Vec::new(), all_words: HashSet::new(), df: HashMap::new(), question: HashSet::new() };
         for (n, text) in entries {
             let plain = crate::markup::strip_markup(text);
             let folded = fold(text);
@@ -138,6 +141,12 @@ impl Evidence {
             ev.entries.push(Entry { n, plain, folded, stems });
         }
         ev
+    }
+
+    /// The question the answer replies to (without it, no sentence is an echo).
+    pub fn for_question(mut self, question: &str) -> Evidence {
+        self.question = content_stems(question).into_iter().collect();
+        self
     }
 
     /// Whether some entry holds this number or name: a code token or an
@@ -163,6 +172,10 @@ impl Evidence {
 pub enum Judgement {
     /// Too little content to be a claim ("Here is how:").
     Filler,
+    /// Only the question's own words, and not a quote of the evidence: it
+    /// restates the question ("A loop can hand a value back [#2]." to "Can a
+    /// loop hand a value back?").
+    Echo,
     /// Names a number or name no entry holds.
     Invented(String),
     /// Its best entry and the support there.
@@ -181,11 +194,18 @@ pub fn judge(ev: &Evidence, sentence: &str) -> Judgement {
         return Judgement::Filler;
     }
     let quote = fold(&plain);
-    let quote = quote.trim_end_matches(['.', '!', '?', ':', ';', ',', ' ']);
+    // The quotation marks a model (or the built-in answerer) puts around a
+    // copied sentence are not part of it.
+    let quote = quote.trim_matches(['"', '“', '”', ' ']).trim_end_matches(['.', '!', '?', ':', ';', ',', ' ', '"', '”']);
     if quote.chars().count() >= MIN_QUOTE_CHARS
         && let Some(e) = ev.entries.iter().find(|e| e.folded.contains(quote))
     {
         return Judgement::Scored { n: e.n, support: 1.0 };
+    }
+    // After the quote test: an exact quote of the notes is not an echo, even
+    // when the question borrowed every word of it.
+    if !ev.question.is_empty() && content.iter().all(|w| ev.question.contains(w)) {
+        return Judgement::Echo;
     }
     let total: f64 = content.iter().map(|w| ev.idf(w)).sum();
     let mut best = Judgement::Filler;
@@ -203,6 +223,8 @@ pub fn judge(ev: &Evidence, sentence: &str) -> Judgement {
 
 /// Judges every substantive sentence of `answer`: one with a valid model
 /// marker is the model's; the rest are attributed at `threshold` or flagged.
+/// A sentence that only restates the question is not substantive, cited or
+/// not: small models answer that way when they find nothing.
 pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64) -> Attribution {
     let folded = fold(answer);
     let mut a = Attribution { threshold, sentences: Vec::new(), says_no_answer: NO_ANSWER.iter().any(|p| folded.contains(p)) };
@@ -218,7 +240,7 @@ pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64
         let sentence = match (cited, j) {
             (Some(m), Judgement::Scored { support, .. }) => judged(SentenceOrigin::Model, Some(m.n), support, None),
             (Some(m), Judgement::Filler | Judgement::Invented(_)) => judged(SentenceOrigin::Model, Some(m.n), 0.0, None),
-            (None, Judgement::Filler) => continue,
+            (_, Judgement::Echo) | (None, Judgement::Filler) => continue,
             (None, Judgement::Invented(t)) => judged(SentenceOrigin::Unsupported, None, 0.0, Some(t)),
             (None, Judgement::Scored { n, support }) if support >= threshold => {
                 judged(SentenceOrigin::Attributed, Some(n), round(support), None)
@@ -338,6 +360,21 @@ mod tests {
 
     fn run(answer: &str) -> Attribution {
         attribute(answer, &markers(answer), &ev(), THRESHOLD)
+    }
+
+    #[test]
+    fn a_sentence_of_only_the_question_words_is_an_echo_cited_or_not() {
+        let asked = ev().for_question("Can a loop hand back a value?");
+        assert_eq!(judge(&asked, "A loop can hand back a value [#1]."), Judgement::Echo);
+        let a = attribute("A loop can hand back a value [#1].", &markers("A loop can hand back a value [#1]."), &asked, THRESHOLD);
+        assert!(a.sentences.is_empty() && !a.grounded(), "{a:?}");
+        // A quote of the notes is not an echo, whatever the question borrowed from it.
+        let borrowed = ev().for_question("Is a string slice a reference to part of a String?");
+        for quoted in ["A string slice is a reference to part of a String.", "\"A string slice is a reference to part of a String.\" [#1]"] {
+            assert!(matches!(judge(&borrowed, quoted), Judgement::Scored { support: 1.0, .. }), "{quoted}");
+        }
+        // Without the question nothing is an echo.
+        assert!(matches!(judge(&ev(), "A loop can hand back a value."), Judgement::Scored { .. }));
     }
 
     #[test]

@@ -190,7 +190,7 @@ impl<'a> Run<'a> {
         });
         let finished = g.error.is_none() && !g.aborted;
         let attribution = (finished && cfg.rag.attribution == config::Attribution::Auto)
-            .then(|| attribution(&g.text, &markers, &packing.entries))
+            .then(|| attribution(&g.text, &markers, &packing.entries, &opts.question))
             .flatten();
         let refusal = match &g.error {
             Some(e) => Some(generate::failure_reason(e)),
@@ -275,13 +275,14 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The attribution of an answer the model did not cite in full; `None` when
-/// every substantive sentence carries the model's own marker (nothing for
-/// kebab to add) or the answer has no sentence at all.
-pub(super) fn attribution(text: &str, markers: &[extract::Marker], entries: &[pack::Packed]) -> Option<attribute::Attribution> {
-    let ev = attribute::Evidence::new(entries.iter().map(|e| (e.n, e.text.as_str())));
+/// The attribution of an answer the model did not cite in full, or of one
+/// with no substantive sentence (nothing but the question restated: not
+/// grounded, however cited); `None` when every substantive sentence carries
+/// the model's own marker (nothing for kebab to add).
+pub(super) fn attribution(text: &str, markers: &[extract::Marker], entries: &[pack::Packed], question: &str) -> Option<attribute::Attribution> {
+    let ev = attribute::Evidence::new(entries.iter().map(|e| (e.n, e.text.as_str()))).for_question(question);
     let a = attribute::attribute(text, markers, &ev, attribute::THRESHOLD);
-    a.any_attributed().then_some(a)
+    (a.any_attributed() || a.sentences.is_empty()).then_some(a)
 }
 
 /// The provider's token counts, or — when it reported none, as some
