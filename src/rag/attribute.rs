@@ -36,6 +36,8 @@ const NO_ANSWER: &[&str] = &[
     "doesn't contain", "don't contain", "no information", "not mentioned", "does not mention", "doesn't mention",
     "do not mention", "don't mention", "i don't know", "i do not know", "cannot answer", "can't answer",
     "not enough information", "does not say", "doesn't say", "do not say",
+    // The Korean prompts' refusal ("노트에 답이 없습니다.") and its kin.
+    "답이 없", "언급되어 있지 않",
 ];
 
 /// How a sentence of the answer is backed.
@@ -433,6 +435,7 @@ mod tests {
     #[test]
     fn an_answer_that_says_the_notes_do_not_answer_is_recognised() {
         assert!(run("The notes do not contain the answer.").says_no_answer);
+        assert!(run("노트에 답이 없습니다.").says_no_answer);
         assert!(!run("A string slice is a reference to part of a String.").says_no_answer);
     }
 
