@@ -273,6 +273,11 @@ impl Layout {
         if self.dropped > 0 {
             return;
         }
+        // A heading left open (`<h1>` without `</h1>`) ends where the next
+        // heading or a `<pre>` starts: its line must come before theirs.
+        if heading_level(name).is_some() || name == "pre" {
+            self.finish_heading(line);
+        }
         if let Some(level) = heading_level(name) {
             self.break_block();
             self.heading = Some((level, String::new(), line));
@@ -479,6 +484,19 @@ fn feed() {
     fn inline_markup_does_not_split_words() {
         let doc = chunk("<p>A <b>bold</b>word and <a href=x>a link</a>.</p>");
         assert_eq!(doc.chunks[0].text, "A boldword and a link.");
+    }
+
+    #[test]
+    fn an_unclosed_heading_ends_before_the_pre_block_that_follows_it() {
+        let src = "<h1>Kiln<p>one\ntwo\n<pre>\nfire\n</pre>\n<h2>Glaze<h3>Cone six</h3><p>hot</p>";
+        let doc = chunk(src);
+        let starts: Vec<u32> = doc.chunks.iter().map(|c| c.line_start).collect();
+        assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{:?}", doc.chunks);
+        let text: String = doc.chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n");
+        let (heading, fence) = (text.find("# Kiln one two").unwrap(), text.find("```").unwrap());
+        assert!(heading < fence, "{text}");
+        // The heading left open by the next one keeps its text.
+        assert!(doc.chunks.iter().any(|c| c.heading_path.iter().any(|h| h == "Glaze")), "{:?}", doc.chunks);
     }
 
     #[test]
