@@ -137,9 +137,20 @@ impl Layout {
         if let Some(line) = self.open.take()
             && !line.text.trim().is_empty()
         {
-            self.lines.push(OutLine { text: line.text.trim_end().to_string(), source: line.source });
+            self.push(OutLine { text: line.text.trim_end().to_string(), source: line.source });
         }
         self.space = false;
+    }
+
+    /// Lay out a line. Its source span never starts before the previous
+    /// line's: broken markup (a heading opened before a `<pre>` and closed
+    /// after it) can finish an element after lines that came later in the
+    /// file, and chunks must follow the file's order.
+    fn push(&mut self, mut line: OutLine) {
+        let floor = self.lines.last().map_or(1, |l| l.source.0);
+        line.source.0 = line.source.0.max(floor);
+        line.source.1 = line.source.1.max(line.source.0);
+        self.lines.push(line);
     }
 
     fn break_block(&mut self) {
@@ -154,7 +165,7 @@ impl Layout {
         if self.new_block || self.lines.is_empty() {
             if let Some(prev) = self.lines.last() {
                 let end = prev.source.1;
-                self.lines.push(OutLine { text: String::new(), source: (end, end) });
+                self.push(OutLine { text: String::new(), source: (end, end) });
             }
             self.blocks.push((self.next_number(), code));
             self.new_block = false;
@@ -242,7 +253,7 @@ impl Layout {
             if i > 0 {
                 // A blank line inside <pre> is content: keep it as a line.
                 let open = self.open.take().unwrap_or(OutLine { text: String::new(), source: (line, line) });
-                self.lines.push(open);
+                self.push(open);
                 line += 1;
                 self.open = Some(OutLine { text: String::new(), source: (line, line) });
             }
@@ -322,7 +333,7 @@ impl Layout {
             if let Some(open) = self.open.take()
                 && !open.text.trim().is_empty()
             {
-                self.lines.push(open);
+                self.push(open);
             }
             self.pre = None;
             self.push_line("```".into(), (line, line), None);
