@@ -1,6 +1,6 @@
 //! Ingest: walk the given folders, read each supported file, chunk it, and
-//! bring the index to match — one transaction per file, skipping files whose
-//! blake3 hash is unchanged. A bad file is reported with its path and reason
+//! bring the index to match — files committed in batches, each file whole or
+//! not at all, skipping files whose blake3 hash is unchanged. A bad file is reported with its path and reason
 //! and skipped; the run goes on.
 
 pub mod chunk;
@@ -196,7 +196,10 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
                     summary.skipped += 1;
                     summary.skipped_files.push(skip);
                 }
-                Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {display}"))),
+                Err(FileError::Fatal(e)) => {
+                    store.rollback_batch();
+                    return Err(e.context(format!("indexing {display}")));
+                }
             }
         }
         store.commit_batch()?;
