@@ -303,9 +303,7 @@ mod tests {
             let n: i64 = store.conn().query_row(&sql, [expr], |r| r.get(0)).unwrap();
             assert_eq!(n, 2, "{table}: the old chunk and the new one, each once");
         }
-        for (table, verdict) in store.check_fts().unwrap() {
-            assert!(verdict.is_ok(), "{table}: {verdict:?}");
-        }
+        write::tests::assert_indexes_sound(&store);
     }
 
     #[test]

@@ -519,7 +519,13 @@ pub(super) mod tests {
         stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
     }
 
-    fn assert_indexes_sound(store: &Store) {
+    fn fresh(dir: &std::path::Path) -> (Store, i64) {
+        let store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        (store, root)
+    }
+
+    pub(in crate::store) fn assert_indexes_sound(store: &Store) {
         for (table, verdict) in store.check_fts().unwrap() {
             assert!(verdict.is_ok(), "{table}: {verdict:?}");
         }
@@ -528,8 +534,7 @@ pub(super) mod tests {
     #[test]
     fn every_chunk_is_word_indexed_and_only_hangul_chunks_trigram_indexed_through_updates() {
         let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
-        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        let (mut store, root) = fresh(dir.path());
         store.begin_batch().unwrap();
         store.apply_source(&source(root, "a.md", &["Cargo builds crates.", "소유권은 핵심 개념입니다."]), false).unwrap();
         store.commit_batch().unwrap();
@@ -553,8 +558,7 @@ pub(super) mod tests {
     #[test]
     fn a_failed_file_rolls_back_its_batch_and_leaves_the_store_usable() {
         let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
-        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        let (mut store, root) = fresh(dir.path());
         store.begin_batch().unwrap();
         store.apply_source(&source(root, "a.md", &["Cargo builds crates."]), false).unwrap();
         // No such root: the foreign key refuses this file.
