@@ -1,6 +1,6 @@
 //! Ingest: walk the given folders, read each supported file, chunk it, and
-//! bring the index to match — one transaction per file, skipping files whose
-//! blake3 hash is unchanged. A bad file is reported with its path and reason
+//! bring the index to match — files committed in batches, each file whole or
+//! not at all, skipping files whose blake3 hash is unchanged. A bad file is reported with its path and reason
 //! and skipped; the run goes on.
 
 pub mod chunk;
@@ -9,10 +9,10 @@ pub mod html;
 pub mod jsonl;
 pub mod markdown;
 pub mod pdf;
+mod pipeline;
 pub mod text;
 pub mod watch;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::UserError;
-use crate::store::{DocumentInput, SourceInput, Store};
+use crate::store::Store;
 use chunk::ChunkLimits;
 
 /// A JSONL record is a passage someone already cut to size: it stays whole up
@@ -154,52 +154,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         }
         on(Event::Planned { files: candidates.len(), bytes: candidates.iter().map(|c| c.bytes).sum() });
 
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut batch = BatchClock::default();
-        store.begin_batch()?;
-        for cand in &candidates {
-            if batch.due(cand.bytes) {
-                store.commit_batch()?;
-                store.begin_batch()?;
-            }
-            summary.files_seen += 1;
-            // Seen even when skipped below: a file that is unreadable today
-            // keeps its old index entries rather than being pruned.
-            seen.insert(cand.rel.clone());
-            let display = format!("{root_name}/{}", cand.rel);
-            match ingest_file(store, root_id, &root_name, cand, cfg, &limits, opts.force) {
-                Ok(FileResult { outcome, bad_lines }) => {
-                    summary.bytes_read += cand.bytes;
-                    summary.added += outcome.added;
-                    summary.updated += outcome.updated;
-                    summary.unchanged += outcome.unchanged;
-                    summary.removed += outcome.removed;
-                    summary.chunks_written += outcome.chunks_written;
-                    let what = if outcome.added + outcome.updated + outcome.removed == 0 {
-                        "unchanged"
-                    } else if outcome.added > 0 && outcome.updated == 0 {
-                        "added"
-                    } else {
-                        "updated"
-                    };
-                    on(Event::File { path: &display, bytes: cand.bytes, what });
-                    for bad in bad_lines {
-                        let skip = Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason };
-                        on(Event::Skipped(&skip));
-                        summary.skipped += 1;
-                        summary.skipped_files.push(skip);
-                    }
-                }
-                Err(FileError::Skip(reason)) => {
-                    let skip = Skipped { path: display, reason };
-                    on(Event::Skipped(&skip));
-                    summary.skipped += 1;
-                    summary.skipped_files.push(skip);
-                }
-                Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {display}"))),
-            }
-        }
-        store.commit_batch()?;
+        let reading = pipeline::Reading { root_id, root_name: &root_name, cfg, limits: &limits, force: opts.force };
+        let mut seen = pipeline::write_target(store, &reading, &candidates, &mut pipeline::Tally { summary: &mut summary, on: &mut *on })?;
         // A file still on disk is not gone, even when this run did not read it
         // (another extension, an earlier `--format`): only what is missing goes.
         seen.extend(present);
@@ -391,10 +347,6 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
     Walk { candidates: found, errors, present }
 }
 
-fn too_big(bytes: u64, max: u64) -> FileError {
-    FileError::Skip(format!("{bytes} bytes, larger than workspace.max_file_bytes ({max}); raise that setting to index it"))
-}
-
 struct FileResult {
     outcome: crate::store::SourceOutcome,
     bad_lines: Vec<jsonl::BadLine>,
@@ -416,128 +368,18 @@ fn ingest_file(
     limits: &ChunkLimits,
     force: bool,
 ) -> Result<FileResult, FileError> {
-    let max = cfg.workspace.max_file_bytes;
-    if cand.bytes > max {
-        return Err(too_big(cand.bytes, max));
-    }
-    let bytes = std::fs::read(&cand.abs).map_err(|e| FileError::Skip(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > max {
-        return Err(too_big(bytes.len() as u64, max));
-    }
-    let hash = blake3::hash(&bytes).to_hex().to_string();
-    if !force
-        && let Some((old, docs)) = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)?
-        && old == hash
-    {
-        let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
-        return Ok(FileResult { outcome, bad_lines: Vec::new() });
-    }
-
-    let path = format!("{root_name}/{}", cand.rel);
-    let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
-    let mut bad_lines = Vec::new();
-    let documents = if cand.format == "pdf" {
-        let limit = std::time::Duration::from_secs(cfg.workspace.pdf_timeout_secs);
-        let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| FileError::Skip(e.message()))?;
-        vec![DocumentInput {
-            external_id: path.clone(),
-            path,
-            title: stem,
-            media: "application/pdf",
-            tags: Vec::new(),
-            body: pages.join("\n\n"),
-            chunks: pdf::chunk_pages(&pages, &PAGE_LIMITS),
-        }]
-    } else {
-        let text = decode(&bytes)?;
-        match cand.format {
-            "md" => {
-                let doc = markdown::chunk_markdown(text, limits);
-                vec![DocumentInput {
-                    external_id: path.clone(),
-                    path,
-                    title: doc.title.or(stem),
-                    media: "text/markdown",
-                    tags: doc.tags,
-                    body: text.to_string(),
-                    chunks: doc.chunks,
-                }]
-            }
-            "html" => {
-                let doc = html::chunk_html(text, limits);
-                vec![DocumentInput {
-                    external_id: path.clone(),
-                    path,
-                    title: doc.title.or(stem),
-                    media: "text/html",
-                    tags: Vec::new(),
-                    body: doc.chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n\n"),
-                    chunks: doc.chunks,
-                }]
-            }
-            "txt" => vec![DocumentInput {
-                external_id: path.clone(),
-                path,
-                title: stem,
-                media: "text/plain",
-                tags: Vec::new(),
-                body: text.to_string(),
-                chunks: text::chunk_text(text, limits),
-            }],
-            _ => {
-                let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
-                bad_lines = bad;
-                if records.is_empty() && !bad_lines.is_empty() {
-                    return Err(FileError::Skip(format!(
-                        "no usable JSONL record (line {}: {})",
-                        bad_lines[0].line, bad_lines[0].reason
-                    )));
-                }
-                records
-                    .into_iter()
-                    .map(|r| DocumentInput {
-                        path: format!("{path}#{}", r.id),
-                        external_id: r.id,
-                        body: match &r.title {
-                            Some(t) => format!("{t}\n{}", r.text),
-                            None => r.text,
-                        },
-                        title: r.title,
-                        media: "application/jsonl",
-                        tags: Vec::new(),
-                        chunks: r.chunks,
-                    })
-                    .collect()
-            }
+    let reading = pipeline::Reading { root_id, root_name, cfg, limits, force };
+    let indexed = if force { None } else { store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)? };
+    match pipeline::prepare(&reading, cand, indexed.as_ref()).map_err(FileError::Skip)? {
+        pipeline::Prepared::Unchanged { docs } => {
+            let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
+            Ok(FileResult { outcome, bad_lines: Vec::new() })
         }
-    };
-    let input = SourceInput {
-        root_id,
-        rel_path: cand.rel.clone(),
-        format: cand.format,
-        content_hash: hash,
-        bytes: bytes.len() as u64,
-        documents,
-    };
-    let outcome = store.apply_source(&input, force).map_err(FileError::Fatal)?;
-    Ok(FileResult { outcome, bad_lines })
-}
-
-
-/// A text file's contents, or why it cannot be read as text.
-fn decode(bytes: &[u8]) -> Result<&str, FileError> {
-    if bytes.contains(&0) {
-        return Err(FileError::Skip(
-            "binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into(),
-        ));
+        pipeline::Prepared::Changed { input, bad_lines } => {
+            let outcome = store.apply_source(&input, force).map_err(FileError::Fatal)?;
+            Ok(FileResult { outcome, bad_lines })
+        }
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        FileError::Skip(format!(
-            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
-            e.valid_up_to()
-        ))
-    })?;
-    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
 
 /// What `kebab ingest --json` and the MCP `ingest` tool return: the run's

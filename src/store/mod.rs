@@ -35,6 +35,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_conversations", include_str!("migrations/0003_conversations.sql")),
     ("0004_embeddings", include_str!("migrations/0004_embeddings.sql")),
     ("0005_sessions_fork_search", include_str!("migrations/0005_sessions_fork_search.sql")),
+    ("0006_explicit_fts_insert", include_str!("migrations/0006_explicit_fts_insert.sql")),
 ];
 
 /// The schema level this build writes.
@@ -272,6 +273,37 @@ mod tests {
         // A second open is a no-op.
         drop(store);
         assert_eq!(Store::open(&dir.path().join("k.db"), false).unwrap().schema_level().unwrap(), SCHEMA_LEVEL);
+    }
+
+    #[test]
+    fn chunks_written_before_level_6_stay_indexed_and_new_ones_are_indexed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        // A level-5 database whose insert trigger indexed one chunk.
+        let conn = Connection::open(&path).unwrap();
+        for (_, sql) in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 5;
+             INSERT INTO roots(id, name, abs_path, created_at) VALUES (1, 'notes', '/notes', 't');
+             INSERT INTO sources(id, root_id, rel_path, format, content_hash, bytes, indexed_at) VALUES (1, 1, 'old.md', 'md', 'h', 1, 't');
+             INSERT INTO documents(id, source_id, path, external_id, media, lang, content_hash, bytes, indexed_at, updated_at)
+             VALUES (1, 1, 'notes/old.md', 'notes/old.md', 'text/markdown', 'ko', 'h', 1, 't', 't');
+             INSERT INTO chunks(id, doc_id, ordinal, heading_path_json, context, text, line_start, line_end, token_estimate, content_hash, has_cjk)
+             VALUES (1, 1, 0, '[]', '', '오래된 소유권 메모', 1, 1, 5, 'h', 1);",
+        )
+        .unwrap();
+        drop(conn);
+        let mut store = Store::open(&path, false).unwrap();
+        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        store.apply_source(&write::tests::source(root, "new.md", &["새 소유권 메모"]), false).unwrap();
+        for (table, expr) in [("chunks_fts", "\"메모\""), ("chunks_trigram", "\"소유권\"")] {
+            let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
+            let n: i64 = store.conn().query_row(&sql, [expr], |r| r.get(0)).unwrap();
+            assert_eq!(n, 2, "{table}: the old chunk and the new one, each once");
+        }
+        write::tests::assert_indexes_sound(&store);
     }
 
     #[test]

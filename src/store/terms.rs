@@ -163,32 +163,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{ChunkDraft, DocumentInput, SourceInput};
-
-    /// One Markdown source of one document whose chunks are `texts`.
-    fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
-        let chunks = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| ChunkDraft { heading_path: vec![], text: t.to_string(), line_start: i as u32 + 1, line_end: i as u32 + 1 })
-            .collect();
-        SourceInput {
-            root_id,
-            rel_path: name.to_string(),
-            format: "md",
-            content_hash: blake3::hash(texts.join("\n").as_bytes()).to_hex().to_string(),
-            bytes: 1,
-            documents: vec![DocumentInput {
-                path: format!("notes/{name}"),
-                external_id: format!("notes/{name}"),
-                title: None,
-                media: "text/markdown",
-                tags: vec![],
-                body: texts.join("\n"),
-                chunks,
-            }],
-        }
-    }
+    use crate::store::write::tests::source;
 
     const TEXTS: &[&str] = &[
         "The borrow checker runs before code generation.",

@@ -139,10 +139,25 @@ impl Store {
             .optional()?)
     }
 
+    /// The stored content hash and document count of every source file of
+    /// `root_id`, by root-relative path: what a run compares files with.
+    pub fn indexed_sources(&self, root_id: i64) -> Result<HashMap<String, (String, usize)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.rel_path, s.content_hash, (SELECT count(*) FROM documents d WHERE d.source_id = s.id)
+             FROM sources s WHERE s.root_id = ?1",
+        )?;
+        let rows = stmt.query_map([root_id], |r| Ok((r.get(0)?, (r.get(1)?, r.get::<_, i64>(2)? as usize))))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Replaces what the index holds for one source file with `input`,
-    /// all or nothing: in its own transaction, or as a savepoint inside an
-    /// open batch (`begin_batch`). Documents whose text did not change keep
-    /// their rows (and chunk ids) unless `force`.
+    /// all or nothing: in its own transaction, or inside an open batch
+    /// (`begin_batch`). Documents whose text did not change keep their rows
+    /// (and chunk ids) unless `force`.
+    ///
+    /// A failure inside a batch rolls the whole batch back: the files before
+    /// this one were not committed yet and a later run indexes them again, so
+    /// the committed index never holds part of a file.
     pub fn apply_source(&mut self, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
         self.ensure_writable()?;
         self.terms.get_mut().clear();
@@ -150,14 +165,12 @@ impl Store {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let out = apply_source_in(&tx, input, force)?;
             tx.commit().context("committing the index update")?;
-            Ok(out)
-        } else {
-            // A failed file rolls back to here; the batch goes on without it.
-            let sp = self.conn.savepoint()?;
-            let out = apply_source_in(&sp, input, force)?;
-            sp.commit()?;
-            Ok(out)
+            return Ok(out);
         }
+        // No savepoint per file: FTS5 writes its pending terms out as a new
+        // segment at every SAVEPOINT, and merging those tiny segments was
+        // 60% of a bulk ingest (docs/performance.md, issue 20).
+        apply_source_in(&self.conn, input, force).inspect_err(|_| self.rollback_batch())
     }
 
     /// Opens a write transaction that several `apply_source` calls share.
@@ -175,6 +188,15 @@ impl Store {
             self.conn.execute_batch("COMMIT").context("committing the index update")?;
         }
         Ok(())
+    }
+
+    /// Drops the open batch, if any, after a failure: nothing of it is kept.
+    pub fn rollback_batch(&self) {
+        if !self.conn.is_autocommit() {
+            // Called on the way out with an error that says more; a failed
+            // rollback keeps nothing either (SQLite rolls back on close).
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
     }
 
     /// Removes the sources of `root_id` at or below `scope` (a root-relative
@@ -410,15 +432,22 @@ fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
     Ok(())
 }
 
+/// Inserts a document's chunks and their full-text rows (the word index for
+/// every chunk, the trigram index for those with Hangul/CJK), as the
+/// `chunks_ad`/`chunks_au` triggers keep them on delete and update. No insert
+/// trigger: see migration 0006.
 fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput) -> Result<usize> {
-    let mut stmt = tx.prepare_cached(
+    let mut chunk_row = tx.prepare_cached(
         "INSERT INTO chunks(doc_id, ordinal, heading_path_json, context, text, line_start, line_end,
            token_estimate, content_hash, has_cjk)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
+    let mut words = tx.prepare_cached("INSERT INTO chunks_fts(rowid, context, text) VALUES (?1, ?2, ?3)")?;
+    let mut trigrams = tx.prepare_cached("INSERT INTO chunks_trigram(rowid, context, text) VALUES (?1, ?2, ?3)")?;
     for (ordinal, chunk) in doc.chunks.iter().enumerate() {
         let context = chunk_context(doc.title.as_deref(), &chunk.heading_path);
-        stmt.execute(params![
+        let has_cjk = script::has_cjk(&chunk.text) || script::has_cjk(&context);
+        let id = chunk_row.insert(params![
             doc_id,
             ordinal as i64,
             serde_json::to_string(&chunk.heading_path)?,
@@ -428,8 +457,12 @@ fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput) -> Result<us
             chunk.line_end,
             script::estimate_tokens(&chunk.text) as i64,
             blake3::hash(chunk.text.as_bytes()).to_hex().to_string(),
-            script::has_cjk(&chunk.text) || script::has_cjk(&context),
+            has_cjk,
         ])?;
+        words.execute(params![id, context, chunk.text])?;
+        if has_cjk {
+            trigrams.execute(params![id, context, chunk.text])?;
+        }
     }
     Ok(doc.chunks.len())
 }
@@ -447,8 +480,99 @@ fn chunk_context(title: Option<&str>, headings: &[String]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// One Markdown source of one document whose chunks are `texts`.
+    pub(in crate::store) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
+        let chunks = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ChunkDraft { heading_path: vec![], text: t.to_string(), line_start: i as u32 + 1, line_end: i as u32 + 1 })
+            .collect();
+        SourceInput {
+            root_id,
+            rel_path: name.to_string(),
+            format: "md",
+            content_hash: blake3::hash(texts.join("\n").as_bytes()).to_hex().to_string(),
+            bytes: 1,
+            documents: vec![DocumentInput {
+                path: format!("notes/{name}"),
+                external_id: format!("notes/{name}"),
+                title: None,
+                media: "text/markdown",
+                tags: vec![],
+                body: texts.join("\n"),
+                chunks,
+            }],
+        }
+    }
+
+    fn matches(store: &Store, table: &str, expr: &str) -> Vec<i64> {
+        let sql = format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid");
+        let mut stmt = store.conn().prepare(&sql).unwrap();
+        stmt.query_map([expr], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    fn chunk_ids(store: &Store) -> Vec<i64> {
+        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    fn fresh(dir: &std::path::Path) -> (Store, i64) {
+        let store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        (store, root)
+    }
+
+    pub(in crate::store) fn assert_indexes_sound(store: &Store) {
+        for (table, verdict) in store.check_fts().unwrap() {
+            assert!(verdict.is_ok(), "{table}: {verdict:?}");
+        }
+    }
+
+    #[test]
+    fn every_chunk_is_word_indexed_and_only_hangul_chunks_trigram_indexed_through_updates() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, root) = fresh(dir.path());
+        store.begin_batch().unwrap();
+        store.apply_source(&source(root, "a.md", &["Cargo builds crates.", "소유권은 핵심 개념입니다."]), false).unwrap();
+        store.commit_batch().unwrap();
+        let first = chunk_ids(&store);
+        assert_eq!(matches(&store, "chunks_fts", "cargo"), vec![first[0]]);
+        assert_eq!(matches(&store, "chunks_fts", "\"핵심\""), vec![first[1]]);
+        assert_eq!(matches(&store, "chunks_trigram", "\"소유권\""), vec![first[1]]);
+        assert!(matches(&store, "chunks_trigram", "\"cargo\"").is_empty(), "an English chunk stays out of the trigram index");
+        assert_indexes_sound(&store);
+
+        // The file changes: old rows leave both indexes (delete trigger), new ones enter.
+        store.apply_source(&source(root, "a.md", &["Rustup installs toolchains.", "빌림 규칙"]), false).unwrap();
+        let second = chunk_ids(&store);
+        assert!(matches(&store, "chunks_fts", "cargo").is_empty());
+        assert!(matches(&store, "chunks_trigram", "\"소유권\"").is_empty());
+        assert_eq!(matches(&store, "chunks_fts", "rustup"), vec![second[0]]);
+        assert_eq!(matches(&store, "chunks_trigram", "\"빌림 규\""), vec![second[1]]);
+        assert_indexes_sound(&store);
+    }
+
+    #[test]
+    fn a_failed_file_rolls_back_its_batch_and_leaves_the_store_usable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, root) = fresh(dir.path());
+        store.begin_batch().unwrap();
+        store.apply_source(&source(root, "a.md", &["Cargo builds crates."]), false).unwrap();
+        // No such root: the foreign key refuses this file.
+        assert!(store.apply_source(&source(root + 100, "b.md", &["Borrowing."]), false).is_err());
+        assert!(store.conn().is_autocommit(), "no transaction is left open");
+        assert!(chunk_ids(&store).is_empty(), "nothing of the failed batch is kept");
+        assert!(store.source_hash(root, "a.md").unwrap().is_none());
+        // The next batch runs as usual.
+        store.begin_batch().unwrap();
+        store.apply_source(&source(root, "a.md", &["Cargo builds crates."]), false).unwrap();
+        store.commit_batch().unwrap();
+        assert_eq!(matches(&store, "chunks_fts", "cargo"), chunk_ids(&store));
+        assert_indexes_sound(&store);
+    }
 
     #[test]
     fn scope_matches_whole_path_components_only() {

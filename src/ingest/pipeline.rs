@@ -1,0 +1,271 @@
+//! The two halves of an ingest run: one thread reads each file, hashes it and,
+//! unless its bytes are the ones already indexed, decodes and chunks it, while
+//! the calling thread writes the files before it into the index. The reading
+//! and cutting were a quarter of a bulk ingest's time; on their own thread
+//! they overlap with SQLite's (docs/performance.md, issue 20). The writer
+//! stays one thread on one connection, and files are written in walk order.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::mpsc;
+
+use anyhow::{Result, anyhow};
+
+use super::{Candidate, Event, FileResult, PAGE_LIMITS, RECORD_LIMITS, Skipped, Summary, html, jsonl, markdown, pdf, text};
+use crate::config::Config;
+use crate::ingest::chunk::ChunkLimits;
+use crate::store::{DocumentInput, SourceInput, SourceOutcome, Store};
+
+/// Files read ahead of the writer: enough to keep it busy, few enough that
+/// large files do not pile up in memory.
+const READ_AHEAD: usize = 16;
+
+/// What the reader needs to know about the root it reads.
+pub(super) struct Reading<'a> {
+    pub root_id: i64,
+    pub root_name: &'a str,
+    pub cfg: &'a Config,
+    pub limits: &'a ChunkLimits,
+    /// Cut every file, even one whose bytes are unchanged.
+    pub force: bool,
+}
+
+/// A file read and cut, ready for the writer.
+pub(super) enum Prepared {
+    /// Its bytes are the ones indexed: nothing to write.
+    Unchanged { docs: usize },
+    Changed { input: SourceInput, bad_lines: Vec<jsonl::BadLine> },
+}
+
+/// Where the writer counts what it did and tells the caller.
+pub(super) struct Tally<'s> {
+    pub summary: &'s mut Summary,
+    pub on: &'s mut dyn FnMut(Event),
+}
+
+impl Tally<'_> {
+    fn skipped(&mut self, skip: Skipped) {
+        (self.on)(Event::Skipped(&skip));
+        self.summary.skipped += 1;
+        self.summary.skipped_files.push(skip);
+    }
+}
+
+/// Reads `cand`; `indexed` is the hash and document count the index holds
+/// for it, if any. `Err` is why the file is skipped.
+pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(String, usize)>) -> Result<Prepared, String> {
+    let max = reading.cfg.workspace.max_file_bytes;
+    if cand.bytes > max {
+        return Err(too_big(cand.bytes, max));
+    }
+    let bytes = std::fs::read(&cand.abs).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(too_big(bytes.len() as u64, max));
+    }
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if !reading.force
+        && let Some((old, docs)) = indexed
+        && *old == hash
+    {
+        return Ok(Prepared::Unchanged { docs: *docs });
+    }
+
+    let path = format!("{}/{}", reading.root_name, cand.rel);
+    let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
+    let mut bad_lines = Vec::new();
+    let documents = if cand.format == "pdf" {
+        let limit = std::time::Duration::from_secs(reading.cfg.workspace.pdf_timeout_secs);
+        let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| e.message())?;
+        vec![DocumentInput {
+            external_id: path.clone(),
+            path,
+            title: stem,
+            media: "application/pdf",
+            tags: Vec::new(),
+            body: pages.join("\n\n"),
+            chunks: pdf::chunk_pages(&pages, &PAGE_LIMITS),
+        }]
+    } else {
+        let text = decode(&bytes)?;
+        match cand.format {
+            "md" => {
+                let doc = markdown::chunk_markdown(text, reading.limits);
+                vec![DocumentInput {
+                    external_id: path.clone(),
+                    path,
+                    title: doc.title.or(stem),
+                    media: "text/markdown",
+                    tags: doc.tags,
+                    body: text.to_string(),
+                    chunks: doc.chunks,
+                }]
+            }
+            "html" => {
+                let doc = html::chunk_html(text, reading.limits);
+                vec![DocumentInput {
+                    external_id: path.clone(),
+                    path,
+                    title: doc.title.or(stem),
+                    media: "text/html",
+                    tags: Vec::new(),
+                    body: doc.chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n\n"),
+                    chunks: doc.chunks,
+                }]
+            }
+            "txt" => vec![DocumentInput {
+                external_id: path.clone(),
+                path,
+                title: stem,
+                media: "text/plain",
+                tags: Vec::new(),
+                body: text.to_string(),
+                chunks: text::chunk_text(text, reading.limits),
+            }],
+            _ => {
+                let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
+                bad_lines = bad;
+                if records.is_empty() && !bad_lines.is_empty() {
+                    return Err(format!(
+                        "no usable JSONL record (line {}: {})",
+                        bad_lines[0].line, bad_lines[0].reason
+                    ));
+                }
+                records
+                    .into_iter()
+                    .map(|r| DocumentInput {
+                        path: format!("{path}#{}", r.id),
+                        external_id: r.id,
+                        body: match &r.title {
+                            Some(t) => format!("{t}\n{}", r.text),
+                            None => r.text,
+                        },
+                        title: r.title,
+                        media: "application/jsonl",
+                        tags: Vec::new(),
+                        chunks: r.chunks,
+                    })
+                    .collect()
+            }
+        }
+    };
+    let input = SourceInput {
+        root_id: reading.root_id,
+        rel_path: cand.rel.clone(),
+        format: cand.format,
+        content_hash: hash,
+        bytes: bytes.len() as u64,
+        documents,
+    };
+    Ok(Prepared::Changed { input, bad_lines })
+}
+
+/// Writes the files of one root, read on a second thread, in batches;
+/// returns the root-relative paths it looked at (skipped ones included).
+pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candidate], tally: &mut Tally) -> Result<HashSet<String>> {
+    let indexed: HashMap<String, (String, usize)> =
+        if reading.force { HashMap::new() } else { store.indexed_sources(reading.root_id)? };
+    std::thread::scope(|scope| {
+        let (send, receive) = mpsc::sync_channel(READ_AHEAD);
+        let reader = scope.spawn(move || {
+            for cand in files {
+                // The writer stopped (an error): stop reading.
+                if send.send(prepare(reading, cand, indexed.get(&cand.rel))).is_err() {
+                    break;
+                }
+            }
+        });
+        let written = write_files(store, reading, files, receive, tally);
+        let read_all = reader.join().is_ok();
+        match written {
+            Ok(seen) if read_all => {
+                store.commit_batch()?;
+                Ok(seen)
+            }
+            Ok(_) => {
+                store.rollback_batch();
+                Err(anyhow!("reading the files of {} stopped unexpectedly; the last batch was not written", reading.root_name))
+            }
+            Err(e) => {
+                store.rollback_batch();
+                Err(e)
+            }
+        }
+    })
+}
+
+/// The writer's half: each prepared file into the open batch, in walk order.
+/// Returns with the last batch still open: the caller commits it once the
+/// reader is known to have finished, or rolls it back on an error.
+fn write_files(
+    store: &mut Store,
+    reading: &Reading,
+    files: &[Candidate],
+    prepared: mpsc::Receiver<Result<Prepared, String>>,
+    tally: &mut Tally,
+) -> Result<HashSet<String>> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut batch = super::BatchClock::default();
+    store.begin_batch()?;
+    // A reader that stopped early ends the loop short; the caller reports it.
+    for (cand, file) in files.iter().zip(prepared.iter()) {
+        if batch.due(cand.bytes) {
+            store.commit_batch()?;
+            store.begin_batch()?;
+        }
+        tally.summary.files_seen += 1;
+        // Seen even when skipped below: a file that is unreadable today
+        // keeps its old index entries rather than being pruned.
+        seen.insert(cand.rel.clone());
+        let display = format!("{}/{}", reading.root_name, cand.rel);
+        let FileResult { outcome, bad_lines } = match file {
+            Err(reason) => {
+                tally.skipped(Skipped { path: display, reason });
+                continue;
+            }
+            Ok(Prepared::Unchanged { docs }) => {
+                FileResult { outcome: SourceOutcome { unchanged: docs, ..Default::default() }, bad_lines: Vec::new() }
+            }
+            Ok(Prepared::Changed { input, bad_lines }) => {
+                let outcome = store.apply_source(&input, reading.force).map_err(|e| e.context(format!("indexing {display}")))?;
+                FileResult { outcome, bad_lines }
+            }
+        };
+        let summary = &mut *tally.summary;
+        summary.bytes_read += cand.bytes;
+        summary.added += outcome.added;
+        summary.updated += outcome.updated;
+        summary.unchanged += outcome.unchanged;
+        summary.removed += outcome.removed;
+        summary.chunks_written += outcome.chunks_written;
+        let what = if outcome.added + outcome.updated + outcome.removed == 0 {
+            "unchanged"
+        } else if outcome.added > 0 && outcome.updated == 0 {
+            "added"
+        } else {
+            "updated"
+        };
+        (tally.on)(Event::File { path: &display, bytes: cand.bytes, what });
+        for bad in bad_lines {
+            tally.skipped(Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason });
+        }
+    }
+    Ok(seen)
+}
+
+fn too_big(bytes: u64, max: u64) -> String {
+    format!("{bytes} bytes, larger than workspace.max_file_bytes ({max}); raise that setting to index it")
+}
+
+/// A text file's contents, or why it cannot be read as text.
+fn decode(bytes: &[u8]) -> Result<&str, String> {
+    if bytes.contains(&0) {
+        return Err("binary file (contains NUL bytes); if it is not a note, list it in workspace.exclude".into());
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not valid UTF-8 (byte {}); convert it (e.g. `iconv -f latin1 -t utf-8`) or list it in workspace.exclude",
+            e.valid_up_to()
+        )
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
