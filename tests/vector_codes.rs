@@ -17,7 +17,7 @@ const DIM: usize = 24;
 /// A text's vector: the sum of one pseudo-random direction per word (FNV-1a
 /// of the word seeds it), normalised. Texts sharing words are close.
 fn vector(text: &str) -> Vec<f32> {
-    let mut v = vec![0.0f64; DIM];
+    let mut v = [0.0f64; DIM];
     for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in word.to_lowercase().bytes() {

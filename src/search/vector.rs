@@ -185,7 +185,7 @@ mod tests {
     fn the_code_dot_is_the_exact_integer_sum_for_any_length() {
         for n in [0, 1, 15, 16, 17, 384] {
             let a: Vec<i8> = (0..n).map(|i| ((i * 37) % 255) as i16 as i8).map(|c| c.max(-127)).collect();
-            let b: Vec<i8> = (0..n).map(|i| (127 - ((i * 11) % 255) as i32) as i8).collect();
+            let b: Vec<i8> = (0..n).map(|i| (127 - (i * 11) % 255) as i8).collect();
             let naive: i32 = a.iter().zip(&b).map(|(x, y)| *x as i32 * *y as i32).sum();
             assert_eq!(dot_codes_portable(&a, &b), naive, "n {n}");
         }
