@@ -6,11 +6,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::net::TcpListener;
-
-use common::{Env, read_request};
-use serde_json::{Value, json};
+use common::Env;
+use serde_json::json;
 
 const DIM: usize = 24;
 
@@ -36,23 +33,7 @@ fn vector(text: &str) -> Vec<f32> {
 
 /// An OpenAI-compatible embedding server answering with [`vector`].
 fn server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let (_, body) = read_request(&conn);
-            let req: Value = serde_json::from_slice(&body).unwrap_or_default();
-            let inputs: Vec<String> = match &req["input"] {
-                Value::String(s) => vec![s.clone()],
-                other => other.as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect(),
-            };
-            let data: Vec<Value> = inputs.iter().enumerate().map(|(i, t)| json!({"index": i, "embedding": vector(t)})).collect();
-            let text = json!({ "data": data }).to_string();
-            let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-        }
-    });
-    url
+    common::fake_openai_embeddings(|t, _| json!(vector(t)))
 }
 
 const WORDS: &[&str] = &[
