@@ -2,9 +2,7 @@
 //! The embedder's weights and the stored vectors are loaded lazily, on the
 //! first vector or hybrid query, so lexical-only work and start-up never pay
 //! for them; the vectors are reloaded when another process has changed the
-//! database since (a REPL left open during an ingest). A hybrid search scans
-//! the vectors on a second thread while the lexical channel queries the
-//! database, so it costs about the slower of the two, not their sum.
+//! database since (a REPL left open during an ingest).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -63,8 +61,6 @@ pub struct VectorTrace {
     pub embed_ms: f64,
     /// Reading the vectors from the database; zero when already in memory.
     pub load_ms: f64,
-    /// The int8 scan (in a hybrid search, on its own thread while the
-    /// lexical channel runs) and the exact re-score of its candidates.
     pub scan_ms: f64,
 }
 
@@ -159,13 +155,6 @@ impl Engine {
     }
 
     fn nearest(&self, store: &Store, text: &str, k: usize) -> Result<VectorTrace> {
-        Ok(self.nearest_beside(store, text, k, || ())?.0)
-    }
-
-    /// [`Self::nearest`], running `beside` (the lexical channel of a hybrid
-    /// search) on this thread while another scans the codes: the scan needs
-    /// only the codes in memory, the channel only the database.
-    fn nearest_beside<T>(&self, store: &Store, text: &str, k: usize, beside: impl FnOnce() -> T) -> Result<(VectorTrace, T)> {
         let model = self.embedder.as_deref().ok_or_else(|| {
             anyhow!(UserError::new("no_embedder", "vector and hybrid search need the embedding model")
                 .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes"))
@@ -177,28 +166,17 @@ impl Engine {
         let q = self.embed_query(model, text)?;
         let embed_ms = ms(t);
         let (set, load_ms) = self.vectors(store, model, q.len())?;
-        let (codes, query): (&VectorSet, &[f32]) = (&set, &q);
-        let ((scanned, scan_ms), other) = std::thread::scope(|s| {
-            let scan = s.spawn(move || {
-                let t = Instant::now();
-                (vector::candidates(codes, query, vector::rescore_pool(k)), ms(t))
-            });
-            let other = beside();
-            // A scan cannot panic short of a bug; if one did, its panic is re-raised here.
-            (scan.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), other)
-        });
         let t = Instant::now();
-        let candidates = vector::rescored(store, &scanned, &q, k)?;
-        let trace = VectorTrace {
+        let candidates = vector::top_k(store, &set, &q, k)?;
+        Ok(VectorTrace {
             model: model.model_id().to_string(),
             vectors: set.ids.len(),
             candidates,
             model_load_ms,
             embed_ms,
             load_ms,
-            scan_ms: scan_ms + ms(t),
-        };
-        Ok((trace, other))
+            scan_ms: ms(t),
+        })
     }
 
     /// `text`'s vector, embedded once for as long as it is the latest query.
@@ -270,8 +248,8 @@ impl Engine {
             }
             Mode::Hybrid => {
                 let pool = POOL.max(k);
-                let (near, lex) = self.nearest_beside(store, text, pool, || lexical(pool, false))?;
-                let (lex, t) = lex?;
+                let (lex, t) = lexical(pool, false)?;
+                let near = self.nearest(store, text, pool)?;
                 let f = Instant::now();
                 let lexical_candidates = lex.iter().map(|h| (h.chunk_id, h.score)).collect();
                 let fusion = self.fusion_for(text);

@@ -95,14 +95,8 @@ pub fn rescore_pool(k: usize) -> usize {
 /// ties by chunk id. The codes in `set` choose the candidates; `store`
 /// gives their f32 vectors.
 pub fn top_k(store: &Store, set: &VectorSet, query: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
-    rescored(store, &candidates(set, query, rescore_pool(k)), query, k)
-}
-
-/// The best `k` of the scan's `candidates` by their exact cosine, read from
-/// `store`: (chunk id, cosine), best first, ties by chunk id.
-pub fn rescored(store: &Store, candidates: &[(i64, f32)], query: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
-    let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
-    Ok(rescore(store.exact_vectors(&ids, query.len())?, query, k))
+    let ids: Vec<i64> = candidates(set, query, rescore_pool(k)).into_iter().map(|(id, _)| id).collect();
+    Ok(rescore(store.exact_vectors(&ids, set.dim)?, query, k))
 }
 
 /// The best `k` of `vectors` by their exact cosine with `query`, ties by id.
