@@ -4,8 +4,9 @@
 //! table, then this. It reads `target/bench/{lexical,lexical-embed,ask,vector}.json`
 //! (whichever exist), picks the headline figures, and prints them as one Markdown table:
 //! a row per figure, a column per corpus (Rust Book, SciFact, synthetic 10k and 100k
-//! chunks), each cell `kebab (reference)` with the reference measured in the same run,
-//! and a last column with the 100k figure over the 10k one, so the cost curve is visible.
+//! chunks, and 1M when a bench ran `--size 1m`), each cell `kebab (reference)` with the
+//! reference measured in the same run, and last columns with the 100k figure over the
+//! 10k one (and the 1M one over the 100k one), so the cost curve is visible.
 //! The same data goes to `target/bench/report.json`. It measures nothing itself.
 //!
 //! Run: `cargo bench --bench report` (after the others).
@@ -16,8 +17,17 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
-const CORPORA: [(&str, &str); 4] =
-    [("rust-book", "Rust Book"), ("scifact", "SciFact"), ("synthetic-10k", "synthetic 10k"), ("synthetic-100k", "synthetic 100k")];
+const CORPORA: [(&str, &str); 5] = [
+    ("rust-book", "Rust Book"),
+    ("scifact", "SciFact"),
+    ("synthetic-10k", "synthetic 10k"),
+    ("synthetic-100k", "synthetic 100k"),
+    ("synthetic-1m", "synthetic 1M"),
+];
+/// Where the synthetic sizes sit in `CORPORA`: each growth column is one over the one before.
+const SIZE_10K: usize = 2;
+const SIZE_100K: usize = 3;
+const SIZE_1M: usize = 4;
 
 /// A headline figure: which bench's JSON, which of its figures, the label it is printed
 /// under and what its reference is. For the ask bench, whose rows are percentile pairs, the
@@ -35,10 +45,14 @@ const PICKS: &[Pick] = &[
     Pick { file: "lexical-embed", figure: "ingest+embed MB/s", label: "ingest MB/s, with local embeddings", reference_is: "raw FTS5 bulk insert" },
     Pick { file: "lexical", figure: "db MB per notes MB", label: "database MB per MB of notes, lexical", reference_is: "raw FTS5 table" },
     Pick { file: "vector", figure: "db with vectors MB per notes MB", label: "database MB per MB of notes, with vectors", reference_is: "—" },
+    Pick { file: "vector", figure: "db with vectors MB", label: "database MB, with vectors", reference_is: "—" },
     Pick { file: "lexical", figure: "search p50 ms", label: "lexical search p50 ms", reference_is: "same FTS5 query, raw" },
     Pick { file: "lexical", figure: "search p95 ms", label: "lexical search p95 ms", reference_is: "same FTS5 query, raw" },
     Pick { file: "vector", figure: "scan top-10 p50 ms", label: "vector scan p50 ms", reference_is: "naive loop + sort" },
     Pick { file: "vector", figure: "scan top-10 p95 ms", label: "vector scan p95 ms", reference_is: "naive loop + sort" },
+    Pick { file: "vector", figure: "recall@10", label: "vector recall@10 (int8 + exact re-score)", reference_is: "—" },
+    Pick { file: "vector", figure: "load_vectors p50 ms", label: "loading the vectors p50 ms", reference_is: "f32 rows, naive" },
+    Pick { file: "vector", figure: "vectors in memory MB", label: "vectors in memory MB", reference_is: "f32 vectors" },
     Pick { file: "vector", figure: "hybrid search p50 ms", label: "hybrid search p50 ms", reference_is: "same queries, lexical" },
     Pick { file: "vector", figure: "hybrid search p95 ms", label: "hybrid search p95 ms", reference_is: "same queries, lexical" },
     Pick { file: "ask", figure: "before_model, to model:p50", label: "ask before first token p50 ms", reference_is: "scripted model's first token" },
@@ -62,23 +76,29 @@ fn main() -> Result<()> {
     }
 
     let chunks = chunk_counts(&docs);
+    // The 1M column and its growth column only when a bench ran `--size 1m`.
+    let corpora = if chunks.contains_key(CORPORA[SIZE_1M].0) { &CORPORA[..] } else { &CORPORA[..SIZE_1M] };
+    let growths: &[(usize, usize, &str)] =
+        if corpora.len() > SIZE_1M { &[(SIZE_10K, SIZE_100K, "100k / 10k"), (SIZE_100K, SIZE_1M, "1M / 100k")] } else { &[(SIZE_10K, SIZE_100K, "100k / 10k")] };
+    let names: Vec<&str> = corpora.iter().map(|c| c.1).chain(growths.iter().map(|g| g.2)).collect();
     let mut out_rows = Vec::new();
-    println!("\n| figure | reference | {} | 100k / 10k |", CORPORA.map(|c| c.1).join(" | "));
-    println!("|---|---|{}---|", "---|".repeat(CORPORA.len()));
-    println!(
-        "| chunks | | {} | |",
-        CORPORA.map(|(c, _)| chunks.get(c).map_or("—".to_string(), |n| thousands(*n))).join(" | ")
-    );
+    println!("\n| figure | reference | {} |", names.join(" | "));
+    println!("|---|---|{}", "---|".repeat(names.len()));
+    let counts: Vec<String> = corpora.iter().map(|(c, _)| chunks.get(*c).map_or("—".to_string(), |n| thousands(*n))).collect();
+    println!("| chunks | | {} |{}", counts.join(" | "), " |".repeat(growths.len()));
     for pick in PICKS {
         let Some(doc) = docs.get(pick.file) else { continue };
-        let cells: Vec<Option<(f64, Option<f64>)>> = CORPORA.iter().map(|(c, _)| figure(doc, pick, c)).collect();
+        let cells: Vec<Option<(f64, Option<f64>)>> = corpora.iter().map(|(c, _)| figure(doc, pick, c)).collect();
         if cells.iter().all(Option::is_none) {
             continue;
         }
-        let growth = match (cells[2], cells[3]) {
-            (Some((a, _)), Some((b, _))) if a > 0.0 => format!("{:.2}×", b / a),
-            _ => String::new(),
-        };
+        let growth: Vec<String> = growths
+            .iter()
+            .map(|&(from, to, _)| match (cells[from], cells[to]) {
+                (Some((a, _)), Some((b, _))) if a > 0.0 => format!("{:.2}×", b / a),
+                _ => String::new(),
+            })
+            .collect();
         let text: Vec<String> = cells
             .iter()
             .map(|c| match c {
@@ -87,8 +107,8 @@ fn main() -> Result<()> {
                 None => "—".to_string(),
             })
             .collect();
-        println!("| {} | {} | {} | {growth} |", pick.label, pick.reference_is, text.join(" | "));
-        let by_corpus: BTreeMap<_, _> = CORPORA
+        println!("| {} | {} | {} | {} |", pick.label, pick.reference_is, text.join(" | "), growth.join(" | "));
+        let by_corpus: BTreeMap<_, _> = corpora
             .iter()
             .zip(&cells)
             .filter_map(|((c, _), v)| v.map(|(k, r)| (c.to_string(), json!({"kebab": k, "reference": r}))))

@@ -8,36 +8,18 @@
 
 mod common;
 
-use std::io::Write;
-use std::net::TcpListener;
-
-use common::{Env, read_request};
-use serde_json::{Value, json};
+use common::Env;
+use serde_json::json;
 
 /// An OpenAI-compatible embedding server: every query points at [1, 0, 0];
 /// a passage's direction comes from its marker word, so the vector channel
 /// ranks the `star` note first, the `moon` note second, everything else last.
 fn server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let (_, body) = read_request(&conn);
-            let req: Value = serde_json::from_slice(&body).unwrap_or_default();
-            let query = req["input_type"] == "query";
-            let inputs: Vec<String> = req["input"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect();
-            let vector = |t: &str| match () {
-                _ if query || t.contains("star") => json!([1.0, 0.0, 0.0]),
-                _ if t.contains("moon") => json!([0.8, 0.6, 0.0]),
-                _ => json!([0.0, 0.0, 1.0]),
-            };
-            let data: Vec<Value> = inputs.iter().enumerate().map(|(i, t)| json!({"index": i, "embedding": vector(t)})).collect();
-            let text = json!({ "data": data }).to_string();
-            let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-        }
-    });
-    url
+    common::fake_openai_embeddings(|t, query| match () {
+        _ if query || t.contains("star") => json!([1.0, 0.0, 0.0]),
+        _ if t.contains("moon") => json!([0.8, 0.6, 0.0]),
+        _ => json!([0.0, 0.0, 1.0]),
+    })
 }
 
 /// Three notes per language: `kettle` matches the question's word many

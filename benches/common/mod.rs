@@ -17,6 +17,8 @@ use anyhow::{Context, Result, bail};
 /// of ~800 chars, which the chunker keeps whole: 20 chunks a file.
 pub const FILES_10K: usize = 500;
 pub const FILES_100K: usize = 5_000;
+/// Opt-in (`--size 1m`): about 850 MB of notes, a database of a few GB under the temp dir.
+pub const FILES_1M: usize = 50_000;
 pub const SECTIONS_PER_FILE: usize = 19;
 pub const CORPUS_SEED: u64 = 0x6b65_6261_6221;
 
@@ -31,7 +33,9 @@ pub fn rust_book_dir() -> PathBuf {
 }
 
 /// The command line every bench accepts (`bench/run` passes the same arguments to each):
-/// `--size 10k|100k|both` picks the synthetic corpora, as `(name, files)`; `--embed` adds
+/// `--size 10k|100k|both|1m` picks the synthetic corpora, as `(name, files)` (`1m` is the
+/// whole growth curve: 10k, 100k and 1M chunks, each measured beside the same run's
+/// references); `--embed` adds
 /// the figures that run the embedding model over a whole corpus (slow: minutes per
 /// thousand chunks), which only the lexical bench has.
 pub struct Args {
@@ -49,16 +53,17 @@ pub fn parse_args(bench: &str, default_size: &str) -> Result<Args> {
         match a.as_str() {
             "--bench" => {}
             "--embed" => embed = true,
-            "--size" => size = args.next().context("--size needs a value: 10k, 100k or both")?,
+            "--size" => size = args.next().context("--size needs a value: 10k, 100k, both or 1m")?,
             _ if a.starts_with("--size=") => size = a["--size=".len()..].to_string(),
-            _ => bail!("unknown argument {a:?}; usage: {bench} [--size 10k|100k|both] [--embed]"),
+            _ => bail!("unknown argument {a:?}; usage: {bench} [--size 10k|100k|both|1m] [--embed]"),
         }
     }
     let sizes = match size.as_str() {
         "10k" => vec![("synthetic-10k", FILES_10K)],
         "100k" => vec![("synthetic-100k", FILES_100K)],
         "both" => vec![("synthetic-10k", FILES_10K), ("synthetic-100k", FILES_100K)],
-        other => bail!("--size must be 10k, 100k or both, not {other:?}"),
+        "1m" => vec![("synthetic-10k", FILES_10K), ("synthetic-100k", FILES_100K), ("synthetic-1m", FILES_1M)],
+        other => bail!("--size must be 10k, 100k, both or 1m, not {other:?}"),
     };
     Ok(Args { sizes, embed })
 }

@@ -167,7 +167,7 @@ impl Engine {
         let embed_ms = ms(t);
         let (set, load_ms) = self.vectors(store, model, q.len())?;
         let t = Instant::now();
-        let candidates = vector::top_k(&set, &q, k);
+        let candidates = vector::top_k(store, &set, &q, k)?;
         Ok(VectorTrace {
             model: model.model_id().to_string(),
             vectors: set.ids.len(),

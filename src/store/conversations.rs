@@ -274,8 +274,8 @@ mod tests {
         let path = dir.path().join("k.db");
         // A level-4 database with one turn, as the kebab before forks wrote it.
         let conn = rusqlite::Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..4] {
-            conn.execute_batch(sql).unwrap();
+        for m in &MIGRATIONS[..4] {
+            conn.execute_batch(m.sql).unwrap();
         }
         conn.execute_batch(
             "PRAGMA user_version = 4;

@@ -25,17 +25,34 @@ pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use terms::FtsIndex;
-pub use vectors::VectorSet;
+pub use vectors::{VectorSet, quantize};
 pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
 
+/// A numbered migration: its SQL, then, if it has one, a step in Rust that
+/// converts existing rows (same transaction).
+struct Migration {
+    name: &'static str,
+    sql: &'static str,
+    then: Option<fn(&Connection) -> Result<()>>,
+}
+
+const fn sql(name: &'static str, sql: &'static str) -> Migration {
+    Migration { name, sql, then: None }
+}
+
 /// Numbered migrations; the position in this list + 1 is the schema level.
-const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_init", include_str!("migrations/0001_init.sql")),
-    ("0002_answers", include_str!("migrations/0002_answers.sql")),
-    ("0003_conversations", include_str!("migrations/0003_conversations.sql")),
-    ("0004_embeddings", include_str!("migrations/0004_embeddings.sql")),
-    ("0005_sessions_fork_search", include_str!("migrations/0005_sessions_fork_search.sql")),
-    ("0006_explicit_fts_insert", include_str!("migrations/0006_explicit_fts_insert.sql")),
+const MIGRATIONS: &[Migration] = &[
+    sql("0001_init", include_str!("migrations/0001_init.sql")),
+    sql("0002_answers", include_str!("migrations/0002_answers.sql")),
+    sql("0003_conversations", include_str!("migrations/0003_conversations.sql")),
+    sql("0004_embeddings", include_str!("migrations/0004_embeddings.sql")),
+    sql("0005_sessions_fork_search", include_str!("migrations/0005_sessions_fork_search.sql")),
+    sql("0006_explicit_fts_insert", include_str!("migrations/0006_explicit_fts_insert.sql")),
+    Migration {
+        name: "0007_embedding_codes",
+        sql: include_str!("migrations/0007_embedding_codes.sql"),
+        then: Some(vectors::encode_existing),
+    },
 ];
 
 /// The schema level this build writes.
@@ -198,8 +215,11 @@ impl Store {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Re-read under the write lock: another process may have migrated meanwhile.
         let level: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(level.max(0) as usize) {
-            tx.execute_batch(sql).with_context(|| format!("applying migration {name}"))?;
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(level.max(0) as usize) {
+            tx.execute_batch(m.sql).with_context(|| format!("applying migration {}", m.name))?;
+            if let Some(step) = m.then {
+                step(&tx).with_context(|| format!("applying migration {}", m.name))?;
+            }
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         }
         tx.commit()?;
@@ -281,8 +301,8 @@ mod tests {
         let path = dir.path().join("k.db");
         // A level-5 database whose insert trigger indexed one chunk.
         let conn = Connection::open(&path).unwrap();
-        for (_, sql) in &MIGRATIONS[..5] {
-            conn.execute_batch(sql).unwrap();
+        for m in &MIGRATIONS[..5] {
+            conn.execute_batch(m.sql).unwrap();
         }
         conn.execute_batch(
             "PRAGMA user_version = 5;

@@ -229,6 +229,33 @@ pub fn fake_openai(replies: Vec<String>) -> String {
     url
 }
 
+/// A fake OpenAI-compatible embedding server on 127.0.0.1:0: each text of a
+/// `/v1/embeddings` request (`input`, a string or a list) gets
+/// `vector(text, is_query)`, `is_query` when the request's `input_type` is
+/// "query". It stops when the test's process ends.
+pub fn fake_openai_embeddings(vector: fn(&str, bool) -> serde_json::Value) -> String {
+    use serde_json::{Value, json};
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let (_, body) = read_request(&conn);
+            let req: Value = serde_json::from_slice(&body).unwrap_or_default();
+            let query = req["input_type"] == "query";
+            let inputs: Vec<String> = match &req["input"] {
+                Value::String(s) => vec![s.clone()],
+                other => other.as_array().into_iter().flatten().filter_map(|v| v.as_str().map(String::from)).collect(),
+            };
+            let data: Vec<Value> = inputs.iter().enumerate().map(|(i, t)| json!({"index": i, "embedding": vector(t, query)})).collect();
+            let text = json!({ "data": data }).to_string();
+            let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+        }
+    });
+    url
+}
+
 /// Two short notes (Cargo with two sections, tea with one), ingested: what the
 /// ask tests question.
 pub fn cargo_and_tea_notes(env: &Env) {
