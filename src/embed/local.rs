@@ -9,9 +9,9 @@ use std::sync::OnceLock;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::bert::{Bert, Config};
 use super::roles::{Profile, Role, Roles};
 use super::{EmbedError, Embedder};
 
@@ -34,7 +34,7 @@ pub struct Local {
 }
 
 struct Loaded {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     device: Device,
 }
@@ -89,7 +89,7 @@ impl Loaded {
         // kebab runs (it lives in kebab's own model folder).
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[path("model.safetensors")], DType::F32, &device) }
             .map_err(|e| bad("model.safetensors", e.to_string()))?;
-        let model = BertModel::load(vb, &config).map_err(|e| bad("model.safetensors", e.to_string()))?;
+        let model = Bert::load(vb, &config).map_err(|e| bad("model.safetensors", e.to_string()))?;
         Ok(Loaded { model, tokenizer, device })
     }
 
@@ -101,7 +101,7 @@ impl Loaded {
         let ids = Tensor::from_vec(flat(&|e| e.get_ids()), (n, len), &self.device)?;
         let types = Tensor::from_vec(flat(&|e| e.get_type_ids()), (n, len), &self.device)?;
         let mask = Tensor::from_vec(flat(&|e| e.get_attention_mask()), (n, len), &self.device)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (n, len, dim)
+        let hidden = self.model.forward(&ids, &types, &mask)?; // (n, len, dim)
         // Mean over the real tokens only: padding must not dilute the average.
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // (n, dim)

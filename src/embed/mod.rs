@@ -4,6 +4,7 @@
 //! providers' HTTP plumbing and the answer checks below). Vectors are stored
 //! as little-endian f32 blobs, one model per database.
 
+mod bert;
 pub mod install;
 pub mod local;
 pub mod ollama;
@@ -65,7 +66,7 @@ impl EmbedError {
     }
 }
 
-pub trait Embedder {
+pub trait Embedder: Send + Sync {
     /// What the vectors are tagged with in the database.
     fn model_id(&self) -> &str;
     /// Loads whatever the model loads on first use (the local weights), so

@@ -154,46 +154,74 @@ impl Engine {
         Ok((set, ms(t)))
     }
 
-    fn nearest(&self, store: &Store, text: &str, k: usize) -> Result<VectorTrace> {
-        let model = self.embedder.as_deref().ok_or_else(|| {
+    fn model(&self) -> Result<&dyn Embedder> {
+        self.embedder.as_deref().ok_or_else(|| {
             anyhow!(UserError::new("no_embedder", "vector and hybrid search need the embedding model")
                 .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes"))
-        })?;
+        })
+    }
+
+    fn nearest(&self, store: &Store, text: &str, k: usize) -> Result<VectorTrace> {
+        let model = self.model()?;
+        let q = self.query_vector(model, text)?;
+        self.scan(store, model, q, k)
+    }
+
+    /// The `k` stored vectors nearest `q`.
+    fn scan(&self, store: &Store, model: &dyn Embedder, q: QueryVector, k: usize) -> Result<VectorTrace> {
+        let (set, load_ms) = self.vectors(store, model, q.v.len())?;
         let t = Instant::now();
-        model.load()?;
-        let model_load_ms = ms(t);
-        let t = Instant::now();
-        let q = self.embed_query(model, text)?;
-        let embed_ms = ms(t);
-        let (set, load_ms) = self.vectors(store, model, q.len())?;
-        let t = Instant::now();
-        let candidates = vector::top_k(store, &set, &q, k)?;
+        let candidates = vector::top_k(store, &set, &q.v, k)?;
         Ok(VectorTrace {
             model: model.model_id().to_string(),
             vectors: set.ids.len(),
             candidates,
-            model_load_ms,
-            embed_ms,
+            model_load_ms: q.model_load_ms,
+            embed_ms: q.embed_ms,
             load_ms,
             scan_ms: ms(t),
         })
     }
 
     /// `text`'s vector, embedded once for as long as it is the latest query.
-    fn embed_query(&self, model: &dyn Embedder, text: &str) -> Result<Rc<Vec<f32>>> {
-        if let Some((_, v)) = self.last_query.borrow().as_ref().filter(|(last, _)| last == text) {
-            return Ok(v.clone());
+    fn query_vector(&self, model: &dyn Embedder, text: &str) -> Result<QueryVector> {
+        match self.cached_query(text) {
+            Some(v) => Ok(QueryVector::cached(v)),
+            None => Ok(self.remember(text, embed_query(model, text)?)),
         }
-        let v = Rc::new(model.embed(&[text], crate::embed::Role::Query)?.pop().unwrap_or_default());
+    }
+
+    /// Runs `work` on this thread while `text`'s vector is embedded on
+    /// another. The model's arithmetic and SQLite's search then share the
+    /// cores instead of taking turns: embedding the query was most of what a
+    /// hybrid search added to the lexical one (docs/performance.md).
+    fn embed_beside<T>(&self, model: &dyn Embedder, text: &str, work: impl FnOnce() -> T) -> (T, Result<QueryVector>) {
+        if let Some(v) = self.cached_query(text) {
+            return (work(), Ok(QueryVector::cached(v)));
+        }
+        let (out, embedded) = std::thread::scope(|s| {
+            let embedding = s.spawn(|| embed_query(model, text));
+            let out = work();
+            (out, embedding.join().unwrap_or_else(|_| Err(anyhow!("embedding the query stopped unexpectedly"))))
+        });
+        (out, embedded.map(|e| self.remember(text, e)))
+    }
+
+    fn cached_query(&self, text: &str) -> Option<Rc<Vec<f32>>> {
+        self.last_query.borrow().as_ref().filter(|(last, _)| last == text).map(|(_, v)| v.clone())
+    }
+
+    fn remember(&self, text: &str, (v, model_load_ms, embed_ms): (Vec<f32>, f64, f64)) -> QueryVector {
+        let v = Rc::new(v);
         *self.last_query.borrow_mut() = Some((text.to_string(), v.clone()));
-        Ok(v)
+        QueryVector { v, model_load_ms, embed_ms }
     }
 
     /// The cosines of `text`, read as a query, and each of `passages`, read
     /// as documents: how close in meaning each passage is to the question.
     pub fn closeness(&self, text: &str, passages: &[&str]) -> Result<Vec<f32>> {
         let model = self.embedder.as_deref().ok_or_else(|| anyhow!("closeness needs the embedding model"))?;
-        let q = self.embed_query(model, text)?;
+        let q = self.query_vector(model, text)?.v;
         let vs = model.embed(passages, crate::embed::Role::Document)?;
         Ok(vs.iter().map(|v| vector::dot(&q, v)).collect())
     }
@@ -248,8 +276,10 @@ impl Engine {
             }
             Mode::Hybrid => {
                 let pool = POOL.max(k);
-                let (lex, t) = lexical(pool, false)?;
-                let near = self.nearest(store, text, pool)?;
+                let model = self.model()?;
+                let (lex, q) = self.embed_beside(model, text, || lexical(pool, false));
+                let (lex, t) = lex?;
+                let near = self.scan(store, model, q?, pool)?;
                 let f = Instant::now();
                 let lexical_candidates = lex.iter().map(|h| (h.chunk_id, h.score)).collect();
                 let fusion = self.fusion_for(text);
@@ -279,6 +309,105 @@ fn cjk_fusion(search: &crate::config::SearchConfig) -> hybrid::Fusion {
     hybrid::Fusion { rrf_k: search.rrf_k, lead }
 }
 
+/// A query's vector and what getting it took (zero when it was cached).
+struct QueryVector {
+    v: Rc<Vec<f32>>,
+    model_load_ms: f64,
+    embed_ms: f64,
+}
+
+impl QueryVector {
+    fn cached(v: Rc<Vec<f32>>) -> QueryVector {
+        QueryVector { v, model_load_ms: 0.0, embed_ms: 0.0 }
+    }
+}
+
+/// Embeds `text` as a query, loading the weights first if need be: the
+/// vector, the load's and the embedding's milliseconds.
+fn embed_query(model: &dyn Embedder, text: &str) -> Result<(Vec<f32>, f64, f64)> {
+    let t = Instant::now();
+    model.load()?;
+    let load_ms = ms(t);
+    let t = Instant::now();
+    let v = model.embed(&[text], crate::embed::Role::Query)?.pop().unwrap_or_default();
+    Ok((v, load_ms, ms(t)))
+}
+
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::thread::ThreadId;
+
+    use super::*;
+    use crate::config::SearchConfig;
+    use crate::embed::{EmbedError, Role};
+
+    /// Embeds every text as one direction and notes the thread it ran on;
+    /// `down` fails as an unreachable server would.
+    struct Recording {
+        threads: Arc<Mutex<Vec<ThreadId>>>,
+        down: bool,
+    }
+
+    impl Embedder for Recording {
+        fn model_id(&self) -> &str {
+            "recording"
+        }
+        fn reads(&self, _: &str) -> bool {
+            true
+        }
+        fn embed(&self, texts: &[&str], _: Role) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.threads.lock().unwrap().push(std::thread::current().id());
+            if self.down {
+                return Err(EmbedError::Model("the embedding server is down".into()));
+            }
+            Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
+        }
+    }
+
+    fn notes(dir: &std::path::Path) -> Store {
+        let mut store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        let texts = ["Bees fan the hive to cool it.", "Queens lay eggs in spring."];
+        store.apply_source(&crate::store::test_source(root, "bees.md", &texts), false).unwrap();
+        let ids: Vec<i64> = store.chunks_by_ids(&[1, 2]).unwrap().iter().map(|c| c.chunk_id).collect();
+        store.put_vectors("recording", &ids.iter().map(|id| (*id, vec![1.0, 0.0])).collect::<Vec<_>>()).unwrap();
+        store
+    }
+
+    fn engine(down: bool) -> (Engine, Arc<Mutex<Vec<ThreadId>>>) {
+        let threads = Arc::new(Mutex::new(Vec::new()));
+        let embedder = Recording { threads: threads.clone(), down };
+        (Engine::new(Some(Box::new(embedder)), &SearchConfig::default()), threads)
+    }
+
+    #[test]
+    fn a_hybrid_search_embeds_its_question_on_another_thread_than_the_lexical_search_and_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = notes(dir.path());
+        let (engine, threads) = engine(false);
+        let hits = engine.search(&store, "how do bees cool the hive", Mode::Hybrid, 2).unwrap();
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].retrieval.lexical_rank, Some(1), "the lexical channel ran and found the bee chunk");
+        assert!(hits[0].retrieval.vector_rank.is_some(), "the vector channel ran");
+        let ran_on = threads.lock().unwrap().clone();
+        assert_eq!(ran_on.len(), 1);
+        assert_ne!(ran_on[0], std::thread::current().id());
+        // The gate then reads the same question's cosines: no second embedding.
+        engine.best_cosine(&store, "how do bees cool the hive").unwrap();
+        assert_eq!(threads.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_hybrid_search_whose_embedder_fails_reports_the_embedder_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = notes(dir.path());
+        let (engine, _) = engine(true);
+        let err = engine.search(&store, "how do bees cool the hive", Mode::Hybrid, 2).unwrap_err();
+        assert!(format!("{err:#}").contains("the embedding server is down"), "{err:#}");
+    }
 }

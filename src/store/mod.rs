@@ -26,6 +26,9 @@ pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use terms::FtsIndex;
 pub use vectors::{VectorSet, quantize};
+/// A one-document Markdown source of the given chunk texts, for tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) use write::tests::source as test_source;
 pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
 
 /// A numbered migration: its SQL, then, if it has one, a step in Rust that

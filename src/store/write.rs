@@ -480,11 +480,11 @@ fn chunk_context(title: Option<&str>, headings: &[String]) -> String {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// One Markdown source of one document whose chunks are `texts`.
-    pub(in crate::store) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
+    pub(crate) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
         let chunks = texts
             .iter()
             .enumerate()
