@@ -71,7 +71,9 @@
 //! (a) 200 short English sentences of 10–14 words and (b) 64 English passages of
 //! 160–200 words: texts/s, words/s and word pieces/s (counted with the model's own
 //! tokenizer without the padding its tokenizer.json asks for, `[CLS]`/`[SEP]` included, cut
-//! at 256 as kebab's embedder does). No reference.
+//! at 256 as kebab's embedder does). No reference, except for `embed 180w GFLOP/s`: the
+//! passages' arithmetic (`minilm_flops`) over the time, beside the GFLOP/s candle's own
+//! matrix multiply reaches here on the model's largest product (`matmul_gflops`).
 //!
 //! The model is looked for in `KEBAB_MODEL_DIR`, `KEBAB_TEST_MODEL_DIR`, then
 //! `target/kebab-test-model`; without it those figures are reported as skipped. The
@@ -525,11 +527,11 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
     tokenizer
         .with_truncation(Some(tokenizers::TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
         .map_err(|e| anyhow!("tokenizer.json: {e}"))?;
-    let pieces = |texts: &[String]| -> Result<usize> {
-        texts.iter().try_fold(0, |sum, t| {
-            let enc = tokenizer.encode(t.as_str(), true).map_err(|e| anyhow!("tokenizing: {e}"))?;
-            Ok(sum + enc.get_ids().len())
-        })
+    let pieces = |texts: &[String]| -> Result<Vec<usize>> {
+        texts
+            .iter()
+            .map(|t| Ok(tokenizer.encode(t.as_str(), true).map_err(|e| anyhow!("tokenizing: {e}"))?.get_ids().len()))
+            .collect()
     };
 
     let t = Instant::now();
@@ -553,7 +555,8 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
     ];
     for (texts, [per_text, per_word, per_piece]) in figures {
         let words: usize = texts.iter().map(|t| t.split_whitespace().count()).sum();
-        let pieces = pieces(texts)?;
+        let each = pieces(texts)?;
+        let (pieces, flops) = (each.iter().sum::<usize>(), each.iter().map(|l| minilm_flops(*l)).sum::<f64>());
         let t = Instant::now();
         for _ in 0..EMBED_ROUNDS {
             for batch in texts.chunks(EMBED_BATCH) {
@@ -566,8 +569,44 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
         rows.push(row(per_text, texts.len() as f64 / s));
         rows.push(row(per_word, words as f64 / s));
         rows.push(row(per_piece, pieces as f64 / s));
+        if per_text.starts_with("embed 180w") {
+            let matmul = matmul_gflops()?;
+            rows.push(Row {
+                reference: Some(matmul),
+                reference_is: "candle matmul, feed-forward shape",
+                ..row("embed 180w GFLOP/s", flops / s / 1e9)
+            });
+        }
     }
     Ok(rows)
+}
+
+/// Floating-point operations of one MiniLM-L6 pass over a text of `l` word
+/// pieces (a multiply-add is 2): per layer, the four attention projections
+/// and the two feed-forward ones, then the attention's scores and weighted
+/// sums. Normalisation, GELU and softmax are left out: a few percent.
+fn minilm_flops(l: usize) -> f64 {
+    let (h, inner, layers, l) = (384.0, 1536.0, 6.0, l as f64);
+    layers * ((4.0 * h * h + 2.0 * h * inner) * 2.0 * l + 2.0 * 2.0 * l * l * h)
+}
+
+/// What candle's matrix multiply reaches on this machine for the largest
+/// product of the model: a batch of 32 passages of ~230 pieces through the
+/// first feed-forward layer, (7,360 × 384) · (384 × 1,536). The embedder
+/// cannot beat its own kernel: this is the reference for its GFLOP/s.
+fn matmul_gflops() -> Result<f64> {
+    use candle_core::{DType, Device, Tensor};
+    let (m, k, n) = (32 * 230, 384, 1536);
+    let a = Tensor::randn(0f32, 1.0, (m, k), &Device::Cpu)?;
+    let b = Tensor::randn(0f32, 1.0, (k, n), &Device::Cpu)?;
+    black_box(a.matmul(&b)?);
+    let rounds = 10;
+    let t = Instant::now();
+    for _ in 0..rounds {
+        black_box(a.matmul(&b)?);
+    }
+    let s = t.elapsed().as_secs_f64() / rounds as f64;
+    Ok(2.0 * (m * k * n) as f64 / s / 1e9)
 }
 
 fn print_table(rows: &[Row], notes: &[String]) {
