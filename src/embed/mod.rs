@@ -66,6 +66,8 @@ impl EmbedError {
     }
 }
 
+/// A model that turns texts into vectors. `Send + Sync`: a hybrid search
+/// embeds its query on a second thread while the lexical channel runs.
 pub trait Embedder: Send + Sync {
     /// What the vectors are tagged with in the database.
     fn model_id(&self) -> &str;
