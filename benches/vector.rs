@@ -595,7 +595,7 @@ fn minilm_flops(l: usize) -> f64 {
 /// first feed-forward layer, (7,360 × 384) · (384 × 1,536). The embedder
 /// cannot beat its own kernel: this is the reference for its GFLOP/s.
 fn matmul_gflops() -> Result<f64> {
-    use candle_core::{DType, Device, Tensor};
+    use candle_core::{Device, Tensor};
     let (m, k, n) = (32 * 230, 384, 1536);
     let a = Tensor::randn(0f32, 1.0, (m, k), &Device::Cpu)?;
     let b = Tensor::randn(0f32, 1.0, (k, n), &Device::Cpu)?;

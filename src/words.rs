@@ -102,6 +102,58 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// What the trigram index holds of a text: its words with Hangul/CJK in
+/// them (as `words` cuts them), one space apart. A query's trigrams come
+/// only from such words (`search::query::build`), so the English words and
+/// code around them would only add trigrams nothing searches for, one per
+/// letter. Written without `words`' allocations: ingest runs it on every
+/// chunk with Hangul.
+pub fn cjk_words(text: &str) -> String {
+    let mut out = String::new();
+    let mut keep = |word: &str| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    };
+    // The word being read: where it starts, whether its last character is
+    // CJK (a CJK word is ASCII digits then CJK), whether it is all digits.
+    let mut start: Option<usize> = None;
+    let (mut cjk, mut digits) = (false, true);
+    for (i, c) in text.char_indices() {
+        if !c.is_alphanumeric() {
+            if let Some(s) = start.take()
+                && cjk
+            {
+                keep(&text[s..i]);
+            }
+            continue;
+        }
+        let c_cjk = is_cjk(c);
+        match start {
+            Some(s) if c_cjk != cjk && !(c_cjk && digits) => {
+                if cjk {
+                    keep(&text[s..i]);
+                }
+                start = Some(i);
+                digits = c.is_ascii_digit();
+            }
+            Some(_) => digits &= c.is_ascii_digit(),
+            None => {
+                start = Some(i);
+                digits = c.is_ascii_digit();
+            }
+        }
+        cjk = c_cjk;
+    }
+    if let Some(s) = start
+        && cjk
+    {
+        keep(&text[s..]);
+    }
+    out
+}
+
 /// One searchable term of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Term {
@@ -143,3 +195,24 @@ pub fn strip_particle(word: &str) -> &str {
     word
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trigram_text_is_the_cjk_words_a_query_reads() {
+        for text in [
+            "Rust의 소유권 규칙은 `let s = String::from(\"hi\");` 처럼",
+            "2024년에는 3개, v2 소유권2 abc2024년 東京タワー",
+            "",
+            "English only, no Hangul.",
+            "소유권",
+            "١٢٣년 ok 12345",
+            "끝.",
+        ] {
+            let expected: Vec<String> = words(text).into_iter().filter(|w| w.chars().any(is_cjk)).collect();
+            assert_eq!(cjk_words(text), expected.join(" "), "{text}");
+        }
+    }
+}

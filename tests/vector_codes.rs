@@ -113,12 +113,24 @@ fn a_database_from_before_the_codes_is_converted_and_answers_the_same() {
     let env = env();
     let before = hits(&env, "8");
     let vectors = count(&env, "SELECT count(*) FROM embeddings WHERE dim > 0");
-    // Back to what kebab wrote at schema level 6: no codes table, no triggers.
+    // Back to what kebab wrote at schema level 6: no codes table, no triggers,
+    // and (level 8) no CJK words beside the chunks (these notes have none).
     rusqlite::Connection::open(env.database())
         .unwrap()
         .execute_batch(
             "DROP TRIGGER embedding_codes_follow_delete; DROP TRIGGER embedding_codes_follow_model;
-             DROP TABLE embedding_codes; PRAGMA user_version = 6;",
+             DROP TABLE embedding_codes;
+             DROP TRIGGER chunks_ad; DROP TRIGGER chunks_au; DROP VIEW cjk_chunks;
+             ALTER TABLE chunks DROP COLUMN cjk_context; ALTER TABLE chunks DROP COLUMN cjk_text;
+             CREATE VIEW cjk_chunks AS SELECT id, context, text FROM chunks WHERE has_cjk;
+             CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+                 INSERT INTO chunks_fts(chunks_fts, rowid, context, text) VALUES ('delete', old.id, old.context, old.text);
+             END;
+             CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
+                 INSERT INTO chunks_fts(chunks_fts, rowid, context, text) VALUES ('delete', old.id, old.context, old.text);
+                 INSERT INTO chunks_fts(rowid, context, text) VALUES (new.id, new.context, new.text);
+             END;
+             PRAGMA user_version = 6;",
         )
         .unwrap();
 

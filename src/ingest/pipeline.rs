@@ -14,7 +14,7 @@ use anyhow::{Result, anyhow};
 use super::{Candidate, Event, FileResult, PAGE_LIMITS, RECORD_LIMITS, Skipped, Summary, html, jsonl, markdown, pdf, text};
 use crate::config::Config;
 use crate::ingest::chunk::ChunkLimits;
-use crate::store::{DocumentInput, SourceInput, SourceOutcome, Store};
+use crate::store::{DocumentInput, SourceInput, SourceOutcome, SourceRows, Store};
 
 /// Files read ahead of the writer: enough to keep it busy, few enough that
 /// large files do not pile up in memory.
@@ -34,7 +34,7 @@ pub(super) struct Reading<'a> {
 pub(super) enum Prepared {
     /// Its bytes are the ones indexed: nothing to write.
     Unchanged { docs: usize },
-    Changed { input: SourceInput, bad_lines: Vec<jsonl::BadLine> },
+    Changed { input: SourceRows, bad_lines: Vec<jsonl::BadLine> },
 }
 
 /// Where the writer counts what it did and tells the caller.
@@ -156,7 +156,8 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
         bytes: bytes.len() as u64,
         documents,
     };
-    Ok(Prepared::Changed { input, bad_lines })
+    // Here, on the reading thread: hashes, languages, CJK words.
+    Ok(Prepared::Changed { input: input.into_rows(), bad_lines })
 }
 
 /// Writes the files of one root, read on a second thread, in batches;

@@ -7,6 +7,7 @@
 
 mod answers;
 mod conversations;
+mod derived;
 mod read;
 mod terms;
 mod vectors;
@@ -22,6 +23,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::UserError;
 
 pub use answers::{AnswerRow, NewTurn, Saved};
+pub use derived::SourceRows;
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use read::{ChunkRow, DocRow, Stats};
 pub use terms::FtsIndex;
@@ -55,6 +57,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "0007_embedding_codes",
         sql: include_str!("migrations/0007_embedding_codes.sql"),
         then: Some(vectors::encode_existing),
+    },
+    Migration {
+        name: "0008_cjk_trigram_text",
+        sql: include_str!("migrations/0008_cjk_trigram_text.sql"),
+        then: Some(derived::fill_cjk_words),
     },
 ];
 
@@ -286,6 +293,28 @@ pub fn now_rfc3339() -> String {
 mod tests {
     use super::*;
 
+    /// A database as kebab left it at schema `level` (its SQL only), holding
+    /// one document whose one chunk row is `chunk` (the VALUES of an insert),
+    /// then `more` run on it.
+    fn old_database(path: &Path, level: usize, chunk: &str, more: &str) -> Connection {
+        let conn = Connection::open(path).unwrap();
+        for m in &MIGRATIONS[..level] {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        conn.execute_batch(&format!(
+            "PRAGMA user_version = {level};
+             INSERT INTO roots(id, name, abs_path, created_at) VALUES (1, 'notes', '/notes', 't');
+             INSERT INTO sources(id, root_id, rel_path, format, content_hash, bytes, indexed_at) VALUES (1, 1, 'old.md', 'md', 'h', 1, 't');
+             INSERT INTO documents(id, source_id, path, external_id, media, lang, content_hash, bytes, indexed_at, updated_at)
+             VALUES (1, 1, 'notes/old.md', 'notes/old.md', 'text/markdown', 'ko', 'h', 1, 't', 't');
+             INSERT INTO chunks(id, doc_id, ordinal, heading_path_json, context, text, line_start, line_end, token_estimate, content_hash, has_cjk)
+             {chunk};
+             {more}"
+        ))
+        .unwrap();
+        conn
+    }
+
     #[test]
     fn open_applies_migrations_and_records_the_level() {
         let dir = tempfile::tempdir().unwrap();
@@ -303,21 +332,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("k.db");
         // A level-5 database whose insert trigger indexed one chunk.
-        let conn = Connection::open(&path).unwrap();
-        for m in &MIGRATIONS[..5] {
-            conn.execute_batch(m.sql).unwrap();
-        }
-        conn.execute_batch(
-            "PRAGMA user_version = 5;
-             INSERT INTO roots(id, name, abs_path, created_at) VALUES (1, 'notes', '/notes', 't');
-             INSERT INTO sources(id, root_id, rel_path, format, content_hash, bytes, indexed_at) VALUES (1, 1, 'old.md', 'md', 'h', 1, 't');
-             INSERT INTO documents(id, source_id, path, external_id, media, lang, content_hash, bytes, indexed_at, updated_at)
-             VALUES (1, 1, 'notes/old.md', 'notes/old.md', 'text/markdown', 'ko', 'h', 1, 't', 't');
-             INSERT INTO chunks(id, doc_id, ordinal, heading_path_json, context, text, line_start, line_end, token_estimate, content_hash, has_cjk)
-             VALUES (1, 1, 0, '[]', '', '오래된 소유권 메모', 1, 1, 5, 'h', 1);",
-        )
-        .unwrap();
-        drop(conn);
+        drop(old_database(&path, 5, "VALUES (1, 1, 0, '[]', '', '오래된 소유권 메모', 1, 1, 5, 'h', 1)", ""));
         let mut store = Store::open(&path, false).unwrap();
         let (root, _) = store.ensure_root(dir.path()).unwrap();
         store.apply_source(&write::tests::source(root, "new.md", &["새 소유권 메모"]), false).unwrap();
@@ -326,6 +341,37 @@ mod tests {
             let n: i64 = store.conn().query_row(&sql, [expr], |r| r.get(0)).unwrap();
             assert_eq!(n, 2, "{table}: the old chunk and the new one, each once");
         }
+        write::tests::assert_indexes_sound(&store);
+    }
+
+    #[test]
+    fn a_level_7_trigram_index_of_whole_texts_is_rebuilt_from_the_hangul_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        // A level-7 database: its trigram index holds a Korean chunk's whole text.
+        let conn = old_database(
+            &path,
+            7,
+            "VALUES (1, 1, 0, '[]', 'Cargo 노트', '오래된 소유권 메모: `cargo build`', 1, 1, 9, 'h', 1)",
+            "INSERT INTO chunks_fts(rowid, context, text) SELECT id, context, text FROM chunks;
+             INSERT INTO chunks_trigram(rowid, context, text) SELECT id, context, text FROM chunks;",
+        );
+        let trigram = |conn: &Connection, expr: &str| -> i64 {
+            conn.query_row("SELECT count(*) FROM chunks_trigram WHERE chunks_trigram MATCH ?1", [expr], |r| r.get(0)).unwrap()
+        };
+        assert_eq!(trigram(&conn, "\"bui\""), 1);
+        drop(conn);
+
+        let store = Store::open(&path, false).unwrap();
+        let (context, text): (String, String) =
+            store.conn().query_row("SELECT cjk_context, cjk_text FROM chunks WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!((context.as_str(), text.as_str()), ("노트", "오래된 소유권 메모"));
+        assert_eq!(trigram(store.conn(), "\"소유권\""), 1);
+        assert_eq!(trigram(store.conn(), "\"bui\""), 0, "the English words left the trigram index");
+        write::tests::assert_indexes_sound(&store);
+        // The delete trigger takes the chunk out with the words the index holds.
+        store.conn().execute("DELETE FROM chunks WHERE id = 1", []).unwrap();
+        assert_eq!(trigram(store.conn(), "\"소유권\""), 0);
         write::tests::assert_indexes_sound(&store);
     }
 

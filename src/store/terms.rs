@@ -14,7 +14,11 @@
 //!   for a common Korean prefix). Instead the chunks' rows are copied into a
 //!   small in-memory FTS5 table with the same columns and tokenizer, and the
 //!   expression runs there: the same rows give the same matches and the same
-//!   snippets (a snippet reads only its own row).
+//!   snippets (a snippet reads only its own row). The trigram index holds
+//!   only a chunk's words with Hangul/CJK (migration 0008); its probe holds
+//!   the whole text, where those words stand as they do in the index, so a
+//!   chunk the index matches matches there too and its snippet shows the
+//!   words around the match.
 
 use std::collections::HashMap;
 
@@ -210,9 +214,17 @@ mod tests {
         }
         // The first expression matches chunk 0 only; the probe holds no chunk outside `among`.
         assert_eq!(store.which_match(&["\"borrow\"".to_string()], &among).unwrap(), vec![vec![all[0]]]);
+        // The trigram index holds only Hangul words; its snippets are cut
+        // from the chunks' own text, punctuation and all.
         let tri = "\"소유권\" OR \"범위를\"";
-        assert_eq!(store.snippets(FtsIndex::Trigrams, tri, &among).unwrap(), in_index(&store, "chunks_trigram", tri, &among));
-        assert_eq!(store.snippets(FtsIndex::Trigrams, tri, &among).unwrap().len(), 2);
+        let probed = store.snippets(FtsIndex::Trigrams, tri, &among).unwrap();
+        let mut matched: Vec<i64> = in_index(&store, "chunks_trigram", tri, &among).into_keys().collect();
+        matched.sort();
+        assert_eq!(matched, vec![all[2], all[3]]);
+        let mut got: Vec<i64> = probed.keys().copied().collect();
+        got.sort();
+        assert_eq!(got, matched);
+        assert_eq!(probed[&all[2]], "«소유권»은 러스트의 핵심 개념입니다.");
     }
 
     #[test]

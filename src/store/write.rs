@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use super::derived::{ChunkColumns, DocColumns, SourceRows};
 use super::{Store, now_rfc3339};
-use crate::script;
 
 /// A piece of a document ready to be stored: its text, where it sits in the
 /// source (1-based, inclusive line span) and the headings above it.
@@ -150,7 +150,7 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Replaces what the index holds for one source file with `input`,
+    /// Replaces what the index holds for one source file with `rows`,
     /// all or nothing: in its own transaction, or inside an open batch
     /// (`begin_batch`). Documents whose text did not change keep their rows
     /// (and chunk ids) unless `force`.
@@ -158,19 +158,19 @@ impl Store {
     /// A failure inside a batch rolls the whole batch back: the files before
     /// this one were not committed yet and a later run indexes them again, so
     /// the committed index never holds part of a file.
-    pub fn apply_source(&mut self, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
+    pub fn apply_source(&mut self, rows: &SourceRows, force: bool) -> Result<SourceOutcome> {
         self.ensure_writable()?;
         self.terms.get_mut().clear();
         if self.conn.is_autocommit() {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let out = apply_source_in(&tx, input, force)?;
+            let out = apply_source_in(&tx, rows, force)?;
             tx.commit().context("committing the index update")?;
             return Ok(out);
         }
         // No savepoint per file: FTS5 writes its pending terms out as a new
         // segment at every SAVEPOINT, and merging those tiny segments was
         // 60% of a bulk ingest (docs/performance.md, issue 20).
-        apply_source_in(&self.conn, input, force).inspect_err(|_| self.rollback_batch())
+        apply_source_in(&self.conn, rows, force).inspect_err(|_| self.rollback_batch())
     }
 
     /// Opens a write transaction that several `apply_source` calls share.
@@ -340,7 +340,8 @@ fn in_scope(rel: &str, scope: &str) -> bool {
     scope.is_empty() || rel == scope || rel.strip_prefix(scope).is_some_and(|rest| rest.starts_with('/'))
 }
 
-fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<SourceOutcome> {
+fn apply_source_in(tx: &Connection, rows: &SourceRows, force: bool) -> Result<SourceOutcome> {
+    let input = &rows.input;
     let now = now_rfc3339();
     tx.execute(
         "INSERT INTO sources(root_id, rel_path, format, content_hash, bytes, indexed_at)
@@ -368,15 +369,13 @@ fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<
 
     let mut out = SourceOutcome::default();
     let mut seen = HashSet::new();
-    for doc in &input.documents {
+    for (doc, cols) in input.documents.iter().zip(&rows.docs) {
         if !seen.insert(doc.path.as_str()) {
             continue; // a repeated JSONL _id: the first record wins, as reported by the parser
         }
-        let hash = blake3::hash(doc.body.as_bytes()).to_hex().to_string();
-        let lang = script::detect_lang(&doc.body);
-        let tags = serde_json::to_string(&doc.tags)?;
+        let DocColumns { hash, lang, tags_json: tags, .. } = cols;
         let doc_id = match existing.get(&doc.path) {
-            Some((_, old_hash)) if *old_hash == hash && !force => {
+            Some((_, old_hash)) if old_hash == hash && !force => {
                 out.unchanged += 1;
                 continue;
             }
@@ -415,7 +414,7 @@ fn apply_source_in(tx: &Connection, input: &SourceInput, force: bool) -> Result<
                 tx.last_insert_rowid()
             }
         };
-        out.chunks_written += insert_chunks(tx, doc_id, doc)?;
+        out.chunks_written += insert_chunks(tx, doc_id, doc, &cols.chunks)?;
     }
     for (path, (id, _)) in &existing {
         if !seen.contains(path.as_str()) {
@@ -436,47 +435,36 @@ fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
 /// every chunk, the trigram index for those with Hangul/CJK), as the
 /// `chunks_ad`/`chunks_au` triggers keep them on delete and update. No insert
 /// trigger: see migration 0006.
-fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput) -> Result<usize> {
+fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput, cols: &[ChunkColumns]) -> Result<usize> {
     let mut chunk_row = tx.prepare_cached(
         "INSERT INTO chunks(doc_id, ordinal, heading_path_json, context, text, line_start, line_end,
-           token_estimate, content_hash, has_cjk)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+           token_estimate, content_hash, has_cjk, cjk_context, cjk_text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     let mut words = tx.prepare_cached("INSERT INTO chunks_fts(rowid, context, text) VALUES (?1, ?2, ?3)")?;
     let mut trigrams = tx.prepare_cached("INSERT INTO chunks_trigram(rowid, context, text) VALUES (?1, ?2, ?3)")?;
-    for (ordinal, chunk) in doc.chunks.iter().enumerate() {
-        let context = chunk_context(doc.title.as_deref(), &chunk.heading_path);
-        let has_cjk = script::has_cjk(&chunk.text) || script::has_cjk(&context);
+    for (ordinal, (chunk, col)) in doc.chunks.iter().zip(cols).enumerate() {
+        let (cjk_context, cjk_text) = col.cjk.as_ref().map(|(c, t)| (c, t)).unzip();
         let id = chunk_row.insert(params![
             doc_id,
             ordinal as i64,
-            serde_json::to_string(&chunk.heading_path)?,
-            context,
+            col.heading_json,
+            col.context,
             chunk.text,
             chunk.line_start,
             chunk.line_end,
-            script::estimate_tokens(&chunk.text) as i64,
-            blake3::hash(chunk.text.as_bytes()).to_hex().to_string(),
-            has_cjk,
+            col.token_estimate,
+            col.content_hash,
+            col.cjk.is_some(),
+            cjk_context,
+            cjk_text,
         ])?;
-        words.execute(params![id, context, chunk.text])?;
-        if has_cjk {
-            trigrams.execute(params![id, context, chunk.text])?;
+        words.execute(params![id, col.context, chunk.text])?;
+        if col.cjk.is_some() {
+            trigrams.execute(params![id, cjk_context, cjk_text])?;
         }
     }
     Ok(doc.chunks.len())
-}
-
-/// The title and the headings above a chunk, each once: what the heading
-/// field of the index holds.
-fn chunk_context(title: Option<&str>, headings: &[String]) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for p in title.into_iter().chain(headings.iter().map(String::as_str)) {
-        if !p.is_empty() && !parts.contains(&p) {
-            parts.push(p);
-        }
-    }
-    parts.join(" \u{203a} ")
 }
 
 #[cfg(test)]
@@ -484,7 +472,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// One Markdown source of one document whose chunks are `texts`.
-    pub(crate) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceInput {
+    pub(crate) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceRows {
         let chunks = texts
             .iter()
             .enumerate()
@@ -506,6 +494,7 @@ pub(crate) mod tests {
                 chunks,
             }],
         }
+        .into_rows()
     }
 
     fn matches(store: &Store, table: &str, expr: &str) -> Vec<i64> {
@@ -532,17 +521,20 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn every_chunk_is_word_indexed_and_only_hangul_chunks_trigram_indexed_through_updates() {
+    fn every_chunk_is_word_indexed_and_only_hangul_words_trigram_indexed_through_updates() {
         let dir = tempfile::tempdir().unwrap();
         let (mut store, root) = fresh(dir.path());
         store.begin_batch().unwrap();
-        store.apply_source(&source(root, "a.md", &["Cargo builds crates.", "소유권은 핵심 개념입니다."]), false).unwrap();
+        store.apply_source(&source(root, "a.md", &["Cargo builds crates.", "소유권은 핵심 개념입니다. `rustup` 2024년에"]), false).unwrap();
         store.commit_batch().unwrap();
         let first = chunk_ids(&store);
         assert_eq!(matches(&store, "chunks_fts", "cargo"), vec![first[0]]);
         assert_eq!(matches(&store, "chunks_fts", "\"핵심\""), vec![first[1]]);
+        assert_eq!(matches(&store, "chunks_fts", "rustup"), vec![first[1]]);
         assert_eq!(matches(&store, "chunks_trigram", "\"소유권\""), vec![first[1]]);
+        assert_eq!(matches(&store, "chunks_trigram", "\"024년\""), vec![first[1]], "a number stays with the Hangul after it");
         assert!(matches(&store, "chunks_trigram", "\"cargo\"").is_empty(), "an English chunk stays out of the trigram index");
+        assert!(matches(&store, "chunks_trigram", "\"rustup\"").is_empty(), "so do a Korean chunk's English words");
         assert_indexes_sound(&store);
 
         // The file changes: old rows leave both indexes (delete trigger), new ones enter.
@@ -580,12 +572,5 @@ pub(crate) mod tests {
         assert!(in_scope("a/b.md", "a"));
         assert!(in_scope("a/b.md", "a/b.md"));
         assert!(!in_scope("ab/c.md", "a"));
-    }
-
-    #[test]
-    fn context_lists_title_and_headings_once() {
-        let h = vec!["Ownership".to_string(), "Moves".to_string()];
-        assert_eq!(chunk_context(Some("Ownership"), &h), "Ownership \u{203a} Moves");
-        assert_eq!(chunk_context(None, &[]), "");
     }
 }
