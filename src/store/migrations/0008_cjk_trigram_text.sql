@@ -9,7 +9,7 @@
 -- index keeps external content that FTS5 can check ('integrity-check') and
 -- rebuild ('rebuild') from; both stay NULL for a chunk without Hangul/CJK.
 -- Existing chunks get theirs, and the index is rebuilt, when this migration
--- runs (store/write.rs, `fill_cjk_words`).
+-- runs (store/derived.rs, `fill_cjk_words`).
 DROP TRIGGER chunks_ad;
 DROP TRIGGER chunks_au;
 DROP VIEW cjk_chunks;
