@@ -146,7 +146,8 @@ fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path, embedde
         raw_times.push(raw_ingest(&store, &again.join("raw.db"))?);
         std::fs::remove_dir_all(&again).with_context(|| format!("removing {}", again.display()))?;
     }
-    let (kebab_s, raw_s) = (median(&mut kebab_times), median(&mut raw_times));
+    // The nearest-rank p50 of three runs is their median.
+    let (kebab_s, raw_s) = (p50_p95(&mut kebab_times).0, p50_p95(&mut raw_times).0);
     eprintln!("{name}: ingest runs {kebab_times:.2?} s, raw {raw_times:.2?} s");
     let row =
         |figure, kebab, reference| Row { corpus: name.to_string(), chunks, mb: corpus_mb, figure, kebab, reference };
@@ -226,12 +227,6 @@ fn raw_ingest(store: &Store, path: &Path) -> Result<f64> {
     }
     tx.commit()?;
     Ok(t.elapsed().as_secs_f64())
-}
-
-/// The middle value (the upper one of an even count).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The database's size in MB once its write-ahead log is folded in, as a finished

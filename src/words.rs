@@ -195,7 +195,6 @@ pub fn strip_particle(word: &str) -> &str {
     word
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -114,7 +114,9 @@ fn a_database_from_before_the_codes_is_converted_and_answers_the_same() {
     let before = hits(&env, "8");
     let vectors = count(&env, "SELECT count(*) FROM embeddings WHERE dim > 0");
     // Back to what kebab wrote at schema level 6: no codes table, no triggers,
-    // and (level 8) no CJK words beside the chunks (these notes have none).
+    // and (level 8) no CJK words beside the chunks. These notes have no
+    // Hangul, so the level-6 chunk triggers are written here for the word
+    // index only; migration 0008 replaces them when the database reopens.
     rusqlite::Connection::open(env.database())
         .unwrap()
         .execute_batch(

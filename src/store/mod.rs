@@ -23,8 +23,8 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use crate::error::UserError;
 
 pub use answers::{AnswerRow, NewTurn, Saved};
-pub use derived::SourceRows;
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
+pub use derived::SourceRows;
 pub use read::{ChunkRow, DocRow, Stats};
 pub use terms::FtsIndex;
 pub use vectors::{VectorSet, quantize};
