@@ -21,6 +21,7 @@ use kebab::llm::openai::OpenAi;
 use kebab::llm::{Completion, Flow, LlmError};
 use kebab::rag::{extract, validate};
 use kebab::search::query;
+use kebab::store::FtsIndex;
 
 /// Splits off the first `n` bytes as knobs (zeros when the input is shorter).
 fn knobs<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
@@ -176,7 +177,8 @@ pub fn fts_query(data: &[u8]) {
     assert!(terms.len() <= 64, "{} terms", terms.len());
     let q = query::build(&text);
     assert_eq!(q.is_empty(), terms.is_empty(), "build and terms disagree on {text:?}");
-    for expr in [&q.words, &q.trigram].into_iter().flatten() {
+    let exprs = [("chunks_fts", q.expr(FtsIndex::Words)), ("chunks_trigram", q.expr(FtsIndex::Trigrams))];
+    for expr in exprs.iter().filter_map(|(_, e)| e.as_ref()) {
         let parts: Vec<&str> = expr.split(" OR ").collect();
         assert!(parts.len() <= 64, "{} terms in {expr:?}", parts.len());
         for part in parts {
@@ -187,12 +189,12 @@ pub fn fts_query(data: &[u8]) {
     }
     FTS.with(|db| {
         let conn = db.borrow();
-        for (table, expr) in [("chunks_fts", &q.words), ("chunks_trigram", &q.trigram)] {
+        for (table, expr) in &exprs {
             let Some(expr) = expr else { continue };
             conn.execute(&format!("DELETE FROM {table}"), []).expect("clear");
             conn.execute(&format!("INSERT INTO {table}(rowid, context, text) VALUES (1, '', ?1)"), [&*text])
                 .expect("insert");
-            // The search's own query shape (lexical.rs), BM25 weights included.
+            // The search's own query shape (`Store::bm25`), BM25 weights included.
             let sql = format!(
                 "SELECT rowid, -bm25({table}, 2.0, 1.0) FROM {table} WHERE {table} MATCH ?1 ORDER BY 2 DESC LIMIT 10"
             );

@@ -1,20 +1,25 @@
 //! Lexical retrieval: BM25 over the word index, plus the trigram index for
 //! Hangul/CJK, fused into one ranking.
 //!
+//! Each index ranks by BM25 summed over the query's phrases. A phrase whose
+//! scores the store keeps (a session's recurring words) is summed from
+//! them; the rest FTS5 scores (see `store::terms`).
+//!
 //! The two indexes' BM25 values are summed per chunk: each is a BM25 over a
 //! different cut of the same text (words, trigrams), so a chunk that matches
 //! both ways ranks above one that matches one way — measured on KorQuAD
 //! against reciprocal-rank fusion (see README, Evaluation).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::query::{self, LexicalQuery};
 use super::{Citation, Retrieval, SearchHit};
-use crate::store::{FtsIndex, Store};
+use crate::store::{FtsIndex, Kept, Scored, Store};
 
 /// What `--trace` shows for a lexical search.
 #[derive(Debug, Clone, Serialize)]
@@ -49,7 +54,7 @@ struct Candidate {
     chunk_id: i64,
     score: f64,
     /// Which index found it first: the one its snippet is cut from.
-    table: &'static str,
+    index: FtsIndex,
 }
 
 /// The `k` best chunks for `text`, best first.
@@ -60,19 +65,13 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     let mut timings = Timings::default();
     // Fusion needs more than k from each index: a chunk at rank k+5 in both
     // can beat one at rank 1 in only one.
-    let pool = if q.words.is_some() && q.trigram.is_some() { (k * 3).max(30) } else { k };
+    let pool = if !q.words.is_empty() && !q.trigram.is_empty() { (k * 3).max(30) } else { k };
 
     let t = Instant::now();
-    let word = match &q.words {
-        Some(m) => run(store, FtsIndex::Words.table(), m, pool, opts.heading_weight)?,
-        None => Vec::new(),
-    };
+    let word = rank(store, FtsIndex::Words, q.phrases(FtsIndex::Words), pool, opts.heading_weight)?;
     timings.word_index = ms(t);
     let t = Instant::now();
-    let tri = match &q.trigram {
-        Some(m) => run(store, FtsIndex::Trigrams.table(), m, pool, opts.heading_weight)?,
-        None => Vec::new(),
-    };
+    let tri = rank(store, FtsIndex::Trigrams, q.phrases(FtsIndex::Trigrams), pool, opts.heading_weight)?;
     timings.trigram_index = ms(t);
     let trace_counts = (word.len(), tri.len());
 
@@ -94,10 +93,10 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     let mut rows: HashMap<i64, _> = store.chunks_by_ids(&ids)?.into_iter().map(|r| (r.chunk_id, r)).collect();
     // Snippets only for the hits kept: cutting one re-reads the chunk's text.
     let mut snippets = HashMap::new();
-    for (index, expr) in [(FtsIndex::Words, &q.words), (FtsIndex::Trigrams, &q.trigram)] {
-        let ids: Vec<i64> = ranked.iter().filter(|c| index.table() == c.table).map(|c| c.chunk_id).collect();
-        if let (Some(expr), false, true) = (expr, ids.is_empty(), opts.snippets) {
-            snippets.extend(store.snippets(index, expr, &ids)?);
+    for index in [FtsIndex::Words, FtsIndex::Trigrams] {
+        let ids: Vec<i64> = ranked.iter().filter(|c| index == c.index).map(|c| c.chunk_id).collect();
+        if let (Some(expr), false, true) = (q.expr(index), ids.is_empty(), opts.snippets) {
+            snippets.extend(store.snippets(index, &expr, &ids)?);
         }
     }
     timings.load_chunks = ms(t);
@@ -131,8 +130,8 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     }
     timings.total = ms(started);
     let trace = Trace {
-        word_match: q.words,
-        trigram_match: q.trigram,
+        word_match: q.expr(FtsIndex::Words),
+        trigram_match: q.expr(FtsIndex::Trigrams),
         word_candidates: trace_counts.0,
         trigram_candidates: trace_counts.1,
         timings_ms: timings,
@@ -144,32 +143,71 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-/// One index's top `limit` for a MATCH expression built by `query`. BM25 in
-/// FTS5 is negative (lower is better); it is negated here.
-fn run(store: &Store, table: &'static str, expr: &str, limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
-    // `table` is one of two constants, never user text.
-    let sql = format!(
-        "SELECT rowid, -bm25({table}, ?1, 1.0) AS score
-         FROM {table} WHERE {table} MATCH ?2 ORDER BY score DESC LIMIT ?3"
-    );
-    let mut stmt = store.conn().prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(rusqlite::params![heading_weight, expr, limit as i64], |r| {
-            Ok(Candidate { chunk_id: r.get(0)?, score: r.get(1)?, table })
-        })
-        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-        .with_context(|| format!("searching {table}"))?;
-    Ok(rows)
+/// One index's top `limit` for the OR of `phrases`, best first (ties by
+/// chunk id). BM25 is a sum over phrases, each part from the whole index:
+/// the kept phrases' scores plus FTS5's for the others give FTS5's ranking.
+fn rank(store: &Store, index: FtsIndex, phrases: &[String], limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
+    let candidate = |(chunk_id, score)| Candidate { chunk_id, score, index };
+    if phrases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut kept: Vec<Arc<Scored>> = Vec::new();
+    let mut rest: Vec<&str> = Vec::new();
+    let mut too_big = false;
+    for p in phrases {
+        match store.phrase_scores(index, p, heading_weight)? {
+            Kept::Scores(s) => kept.push(s),
+            Kept::NotYet => rest.push(p),
+            Kept::TooBig => too_big = true,
+        }
+    }
+    if kept.is_empty() || too_big {
+        // FTS5 ranks the whole query and stops at `limit`. With a phrase too
+        // big to keep, this costs less than listing its every chunk.
+        let top = store.bm25(index, &phrases.join(" OR "), heading_weight, Some(limit))?;
+        return Ok(top.into_iter().map(candidate).collect());
+    }
+    if !rest.is_empty() {
+        // Every chunk the others match: a kept phrase may lift any of them.
+        let (ids, scores) = store.bm25(index, &rest.join(" OR "), heading_weight, None)?.into_iter().unzip();
+        kept.push(Arc::new(Scored { ids, scores }));
+    }
+    let mut all = sum_by_chunk(&kept);
+    let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if all.len() > limit {
+        all.select_nth_unstable_by(limit, better);
+        all.truncate(limit);
+    }
+    all.sort_by(better);
+    Ok(all.into_iter().map(candidate).collect())
+}
+
+/// Each chunk in any of `lists` (each in chunk-id order) with its scores summed.
+fn sum_by_chunk(lists: &[Arc<Scored>]) -> Vec<(i64, f64)> {
+    let mut at = vec![0; lists.len()];
+    let mut out = Vec::with_capacity(lists.iter().map(|l| l.ids.len()).max().unwrap_or(0));
+    loop {
+        let next = lists.iter().zip(&at).filter_map(|(l, &i)| l.ids.get(i)).min().copied();
+        let Some(id) = next else { return out };
+        let mut score = 0.0;
+        for (l, i) in lists.iter().zip(at.iter_mut()) {
+            if l.ids.get(*i) == Some(&id) {
+                score += l.scores[*i];
+                *i += 1;
+            }
+        }
+        out.push((id, score));
+    }
 }
 
 /// Snippets for hits another channel found: cut around the query's words
 /// where the chunk has them, else the chunk's opening words.
 pub fn fill_snippets(store: &Store, text: &str, hits: &mut [SearchHit]) -> Result<()> {
     let q = query::build(text);
-    for (index, expr) in [(FtsIndex::Words, &q.words), (FtsIndex::Trigrams, &q.trigram)] {
+    for index in [FtsIndex::Words, FtsIndex::Trigrams] {
         let ids: Vec<i64> = hits.iter().filter(|h| h.snippet.is_empty()).map(|h| h.chunk_id).collect();
-        if let (Some(expr), false) = (expr, ids.is_empty()) {
-            let mut found = store.snippets(index, expr, &ids)?;
+        if let (Some(expr), false) = (q.expr(index), ids.is_empty()) {
+            let mut found = store.snippets(index, &expr, &ids)?;
             for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
                 h.snippet = found.remove(&h.chunk_id).unwrap_or_default();
             }
@@ -186,4 +224,80 @@ pub fn fill_snippets(store: &Store, text: &str, hits: &mut [SearchHit]) -> Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_source as source;
+
+    /// Chunks where "data" is nearly everywhere, "index" often, the others rarely,
+    /// with lengths and repeats that give each chunk its own score.
+    fn store_with(dir: &std::path::Path) -> Store {
+        let mut store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        let texts: Vec<String> = (0..60)
+            .map(|i| {
+                let mut t = String::from("data ");
+                t.push_str(&"index ".repeat(i % 4));
+                if i % 7 == 0 {
+                    t.push_str("archive cluster ");
+                }
+                if i % 11 == 0 {
+                    t.push_str("검색은 색인 ");
+                }
+                t.push_str(&"filler words here ".repeat(i % 5 + 1));
+                t
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        store.apply_source(&source(root, "a.md", &refs), false).unwrap();
+        store
+    }
+
+    fn ranked(store: &Store, text: &str) -> Vec<(i64, f64)> {
+        let opts = Options { k: 20, heading_weight: 2.0, snippets: false };
+        search(store, text, opts).unwrap().0.into_iter().map(|h| (h.chunk_id, h.score)).collect()
+    }
+
+    fn same(a: &[(i64, f64)], b: &[(i64, f64)]) {
+        assert_eq!(a.iter().map(|h| h.0).collect::<Vec<_>>(), b.iter().map(|h| h.0).collect::<Vec<_>>());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x.1 - y.1).abs() < 1e-9, "{x:?} vs {y:?}");
+        }
+    }
+
+    #[test]
+    fn kept_phrase_scores_rank_as_fts5_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_with(dir.path());
+        let query = "data index archive 검색";
+        // First: FTS5 ranks; second: every phrase's scores are computed and
+        // kept; third: summed from what was kept.
+        let fts5 = ranked(&store, query);
+        assert_eq!(fts5.len(), 20);
+        same(&ranked(&store, query), &fts5);
+        same(&ranked(&store, query), &fts5);
+        // Kept phrases beside one FTS5 has not seen: "cluster" is scored by
+        // FTS5 over every chunk it matches, "data" and "index" come from the cache.
+        let mixed = "data cluster index";
+        let fresh = Store::open(&dir.path().join("k.db"), false).unwrap();
+        let want = ranked(&fresh, mixed);
+        same(&ranked(&store, mixed), &want);
+    }
+
+    #[test]
+    fn kept_scores_follow_a_change_to_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with(dir.path());
+        let query = "data archive";
+        ranked(&store, query);
+        let before = ranked(&store, query);
+        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        store.apply_source(&source(root, "b.md", &["archive archive archive data"]), false).unwrap();
+        let after = ranked(&store, query);
+        let fresh = Store::open(&dir.path().join("k.db"), false).unwrap();
+        same(&after, &ranked(&fresh, query));
+        assert_ne!(after[0].0, before[0].0, "the new chunk, all archive, ranks first");
+    }
 }

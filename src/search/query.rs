@@ -9,19 +9,35 @@
 //! stripped (`분석기는` → `분석기*`), and, when at least three characters long,
 //! to the trigram index as their trigrams, which match inside longer words.
 
-/// The MATCH expressions for one query; `None` where an index has nothing to do.
+/// The phrases one query asks each index for: quoted strings, ORed in the
+/// MATCH expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LexicalQuery {
-    pub words: Option<String>,
-    pub trigram: Option<String>,
+    pub words: Vec<String>,
+    pub trigram: Vec<String>,
 }
 
 impl LexicalQuery {
     pub fn is_empty(&self) -> bool {
-        self.words.is_none() && self.trigram.is_none()
+        self.words.is_empty() && self.trigram.is_empty()
+    }
+
+    /// The phrases for `index`.
+    pub fn phrases(&self, index: FtsIndex) -> &[String] {
+        match index {
+            FtsIndex::Words => &self.words,
+            FtsIndex::Trigrams => &self.trigram,
+        }
+    }
+
+    /// The MATCH expression for `index`; `None` when it has nothing to do.
+    pub fn expr(&self, index: FtsIndex) -> Option<String> {
+        let phrases = self.phrases(index);
+        if phrases.is_empty() { None } else { Some(phrases.join(" OR ")) }
     }
 }
 
+use crate::store::FtsIndex;
 pub use crate::words::{MAX_TERMS, Term, is_filler, is_question_word, strip_particle, terms, words};
 
 pub fn build(text: &str) -> LexicalQuery {
@@ -36,9 +52,7 @@ pub fn build(text: &str) -> LexicalQuery {
             }
         }
     }
-    let words: Vec<String> = terms.into_iter().map(|t| t.word_expr).collect();
-    let join = |v: Vec<String>| if v.is_empty() { None } else { Some(v.join(" OR ")) };
-    LexicalQuery { words: join(words), trigram: join(tri_terms) }
+    LexicalQuery { words: terms.into_iter().map(|t| t.word_expr).collect(), trigram: tri_terms }
 }
 
 #[cfg(test)]
@@ -48,19 +62,19 @@ mod tests {
     #[test]
     fn operator_soup_becomes_quoted_words() {
         let q = build(r#"foo AND "bar" OR (baz* NOT -qux) NEAR(a b) col:val ^x"#);
-        let w = q.words.unwrap();
+        let w = q.expr(FtsIndex::Words).unwrap();
         for term in ["\"foo\"", "\"bar\"", "\"baz\"", "\"qux\"", "\"near\"", "\"col\"", "\"val\"", "\"x\""] {
             assert!(w.contains(term), "{term} missing from {w}");
         }
         // Every token between ORs is a quoted string: nothing FTS5 could read as an operator.
         assert!(w.split(" OR ").all(|t| t.starts_with('"') && t.ends_with('"')), "{w}");
-        assert!(q.trigram.is_none());
+        assert!(q.trigram.is_empty());
     }
 
     #[test]
     fn stop_words_drop_unless_nothing_else_is_left() {
-        assert_eq!(build("the borrow checker").words.unwrap(), "\"borrow\" OR \"checker\"");
-        assert_eq!(build("to be or not to be").words.unwrap(), "\"to\" OR \"be\" OR \"or\" OR \"not\"");
+        assert_eq!(build("the borrow checker").expr(FtsIndex::Words).unwrap(), "\"borrow\" OR \"checker\"");
+        assert_eq!(build("to be or not to be").expr(FtsIndex::Words).unwrap(), "\"to\" OR \"be\" OR \"or\" OR \"not\"");
     }
 
     #[test]
@@ -72,8 +86,8 @@ mod tests {
     #[test]
     fn korean_words_get_a_prefix_and_trigrams() {
         let q = build("분석기는 무엇");
-        assert_eq!(q.words.unwrap(), "\"분석기\"* OR \"무엇\"*");
-        assert_eq!(q.trigram.unwrap(), "\"분석기\" OR \"석기는\"");
+        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"분석기\"* OR \"무엇\"*");
+        assert_eq!(q.expr(FtsIndex::Trigrams).unwrap(), "\"분석기\" OR \"석기는\"");
     }
 
     #[test]
@@ -82,7 +96,7 @@ mod tests {
         assert_eq!(words("2024년에는 3개"), ["2024년에는", "3개"]);
         assert_eq!(words("v2 소유권2"), ["v2", "소유권", "2"]);
         let q = build("Rust의 소유권");
-        assert_eq!(q.words.unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
+        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
     }
 
     #[test]
@@ -98,6 +112,6 @@ mod tests {
         let text: String = (0..5000).map(|i| format!("w{i} ")).collect();
         assert!(text.len() > 10_000);
         let q = build(&text);
-        assert_eq!(q.words.unwrap().matches(" OR ").count(), MAX_TERMS - 1);
+        assert_eq!(q.words.len(), MAX_TERMS);
     }
 }

@@ -246,7 +246,7 @@ fn create_name(store: &Store) -> Result<String> {
 /// first. The query goes to FTS5 as quoted words (as `kebab search` does),
 /// so no user text is read as FTS5 syntax.
 pub fn search(store: &Store, query: &str, limit: usize) -> Result<Vec<TurnHit>> {
-    let Some(expr) = crate::search::query::build(query).words else {
+    let Some(expr) = crate::search::query::build(query).expr(crate::store::FtsIndex::Words) else {
         return Err(UserError::new("bad_input", format!("nothing to search for in {query:?}"))
             .with_hint("give a word or two that the questions or answers hold")
             .into());

@@ -26,7 +26,7 @@ pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use derived::SourceRows;
 pub use read::{ChunkRow, DocRow, Stats};
-pub use terms::FtsIndex;
+pub use terms::{FtsIndex, Kept, Scored};
 pub use vectors::{VectorSet, quantize};
 /// A one-document Markdown source of the given chunk texts, for tests elsewhere in the crate.
 #[cfg(test)]
@@ -169,12 +169,6 @@ impl Store {
 
     pub fn is_readonly(&self) -> bool {
         self.readonly
-    }
-
-    /// The connection, for the search channels' FTS5 queries; the tables'
-    /// owners are the modules of `store`.
-    pub(crate) fn conn(&self) -> &Connection {
-        &self.conn
     }
 
     /// `PRAGMA quick_check`'s verdict: `ok`, or what is wrong.
@@ -320,7 +314,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("k.db"), false).unwrap();
         assert_eq!(store.schema_level().unwrap(), SCHEMA_LEVEL);
-        let mode: String = store.conn().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        let mode: String = store.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
         assert_eq!(mode, "wal");
         // A second open is a no-op.
         drop(store);
@@ -338,7 +332,7 @@ mod tests {
         store.apply_source(&write::tests::source(root, "new.md", &["새 소유권 메모"]), false).unwrap();
         for (table, expr) in [("chunks_fts", "\"메모\""), ("chunks_trigram", "\"소유권\"")] {
             let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
-            let n: i64 = store.conn().query_row(&sql, [expr], |r| r.get(0)).unwrap();
+            let n: i64 = store.conn.query_row(&sql, [expr], |r| r.get(0)).unwrap();
             assert_eq!(n, 2, "{table}: the old chunk and the new one, each once");
         }
         write::tests::assert_indexes_sound(&store);
@@ -364,14 +358,14 @@ mod tests {
 
         let store = Store::open(&path, false).unwrap();
         let (context, text): (String, String) =
-            store.conn().query_row("SELECT cjk_context, cjk_text FROM chunks WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            store.conn.query_row("SELECT cjk_context, cjk_text FROM chunks WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         assert_eq!((context.as_str(), text.as_str()), ("노트", "오래된 소유권 메모"));
-        assert_eq!(trigram(store.conn(), "\"소유권\""), 1);
-        assert_eq!(trigram(store.conn(), "\"bui\""), 0, "the English words left the trigram index");
+        assert_eq!(trigram(&store.conn, "\"소유권\""), 1);
+        assert_eq!(trigram(&store.conn, "\"bui\""), 0, "the English words left the trigram index");
         write::tests::assert_indexes_sound(&store);
         // The delete trigger takes the chunk out with the words the index holds.
-        store.conn().execute("DELETE FROM chunks WHERE id = 1", []).unwrap();
-        assert_eq!(trigram(store.conn(), "\"소유권\""), 0);
+        store.conn.execute("DELETE FROM chunks WHERE id = 1", []).unwrap();
+        assert_eq!(trigram(&store.conn, "\"소유권\""), 0);
         write::tests::assert_indexes_sound(&store);
     }
 

@@ -8,6 +8,16 @@
 //!   kept per process until the index changes: this connection's own writes
 //!   to chunks clear it, and `PRAGMA data_version` says when another
 //!   connection committed.
+//! * Each chunk's BM25 score for one phrase (the lexical search's word or
+//!   trigram): FTS5 ranks a query by scoring every row that matches any of
+//!   its phrases, about a microsecond a row, so a query with words found in
+//!   most chunks costs ~100 ms at 100k chunks however few hits it keeps.
+//!   BM25 is a sum over the query's phrases, each part computed from the
+//!   phrase's own counts in the whole index and the chunk's length, so a
+//!   phrase's scores are the same in every query it is part of. They are
+//!   kept per process (the same invalidation as the counts) from the second
+//!   query that asks for the phrase: a one-off query costs what it did, and
+//!   a session's recurring common words are summed instead of rescored.
 //! * Which of a few chunks match an expression, and their snippets: asked of
 //!   the whole index as `MATCH … AND rowid IN (…)`, FTS5 builds the full
 //!   postings of a prefix query once per listed id (hundreds of milliseconds
@@ -21,6 +31,7 @@
 //!   words around the match.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
@@ -29,8 +40,14 @@ use super::Store;
 /// The most document counts kept; past it the cache starts over.
 const MAX_CACHED_TERMS: usize = 20_000;
 
+/// The most (chunk, score) pairs kept over all phrases: 64 MB. A phrase
+/// that would pass it is scored once more and then left to FTS5 with the
+/// rest of its query, as without the cache: a session whose common words
+/// outgrow it does not rescore them query after query.
+const MAX_CACHED_SCORES: usize = 4 << 20;
+
 /// One of the two full-text indexes over chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FtsIndex {
     /// `chunks_fts`: words, Porter-stemmed.
     Words,
@@ -73,19 +90,58 @@ impl FtsIndex {
     }
 }
 
-/// Document counts of terms, valid for one state of the index.
+/// Chunks with their BM25 scores for a MATCH expression, in chunk-id order.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Scored {
+    pub ids: Vec<i64>,
+    pub scores: Vec<f64>,
+}
+
+/// A phrase's scores, if the store keeps them.
+#[derive(Debug)]
+pub enum Kept {
+    Scores(Arc<Scored>),
+    /// Asked for the first time (or inside a transaction).
+    NotYet,
+    /// Too many chunks match it to keep its scores.
+    TooBig,
+}
+
+/// Document counts of terms and phrases' scores, valid for one state of the index.
 #[derive(Debug, Default)]
 pub(super) struct TermCache {
     /// `PRAGMA data_version` when the counts were read.
     version: Option<i64>,
     docs: HashMap<String, i64>,
+    phrases: HashMap<(FtsIndex, String), Phrase>,
+    /// (chunk, score) pairs held in `phrases`.
+    held: usize,
+}
+
+/// What the cache knows of a phrase.
+#[derive(Debug)]
+enum Phrase {
+    /// Asked for once: the next query keeps its scores.
+    Seen,
+    /// Its scores, with the heading weight they were computed with.
+    Kept(f64, Arc<Scored>),
+    /// Its scores would pass `MAX_CACHED_SCORES`: FTS5 ranks it each time.
+    TooBig,
 }
 
 impl TermCache {
-    /// Forgets every count: this connection changed the chunks.
+    /// Forgets everything: this connection changed the chunks.
     pub(super) fn clear(&mut self) {
-        self.version = None;
-        self.docs.clear();
+        *self = TermCache::default();
+    }
+
+    /// Starts over when the index changed since `version`.
+    fn at(&mut self, version: i64) -> &mut TermCache {
+        if self.version != Some(version) {
+            self.clear();
+            self.version = Some(version);
+        }
+        self
     }
 }
 
@@ -101,12 +157,16 @@ impl Store {
         let version = self.data_version()?;
         {
             let mut cache = self.terms.borrow_mut();
-            if cache.version != Some(version) || cache.docs.len() >= MAX_CACHED_TERMS {
-                cache.clear();
-                cache.version = Some(version);
+            let cache = cache.at(version);
+            if cache.docs.len() >= MAX_CACHED_TERMS {
+                cache.docs.clear();
             }
             if let Some(&n) = cache.docs.get(expr) {
                 return Ok(n);
+            }
+            // A kept phrase's scores list every chunk it matches.
+            if let Some(Phrase::Kept(_, kept)) = cache.phrases.get(&(FtsIndex::Words, expr.to_string())) {
+                return Ok(kept.ids.len() as i64);
             }
         }
         let n = self.count_matching(expr)?;
@@ -119,6 +179,66 @@ impl Store {
             .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
             .query_row([expr], |r| r.get(0))
             .with_context(|| format!("counting the chunks that match {expr}"))
+    }
+
+    /// BM25 for `expr` in `index`, higher is better, the title/heading
+    /// column weighted `heading_weight` against the body's 1: the best
+    /// `limit` (ties by chunk id), or with `None` every match in chunk-id order.
+    pub fn bm25(&self, index: FtsIndex, expr: &str, heading_weight: f64, limit: Option<usize>) -> Result<Vec<(i64, f64)>> {
+        let table = index.table();
+        // FTS5's bm25 is negative, lower is better: negated here. FTS5 walks
+        // its matches in rowid order, so `ORDER BY rowid` costs no sort.
+        let order = if limit.is_some() { "score DESC, rowid" } else { "rowid" };
+        let sql = format!(
+            "SELECT rowid, -bm25({table}, ?1, 1.0) AS score FROM {table} WHERE {table} MATCH ?2 ORDER BY {order} LIMIT ?3"
+        );
+        // LIMIT -1: no limit.
+        let limit = limit.map_or(-1, |n| n as i64);
+        self.conn
+            .prepare_cached(&sql)?
+            .query_map(rusqlite::params![heading_weight, expr, limit], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .with_context(|| format!("searching {table}"))
+    }
+
+    /// The scores of `phrase` alone in `index`, when kept: from the second
+    /// query that asks for it until the index changes (see the module
+    /// comment). Not yet the first time and inside a transaction (a
+    /// rollback may take rows back).
+    pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Kept> {
+        if !self.conn.is_autocommit() {
+            return Ok(Kept::NotYet);
+        }
+        let version = self.data_version()?;
+        let key = (index, phrase.to_string());
+        {
+            let mut cache = self.terms.borrow_mut();
+            let cache = cache.at(version);
+            match cache.phrases.get(&key) {
+                None => {
+                    cache.phrases.insert(key, Phrase::Seen);
+                    return Ok(Kept::NotYet);
+                }
+                Some(Phrase::TooBig) => return Ok(Kept::TooBig),
+                Some(Phrase::Kept(w, kept)) if *w == heading_weight => return Ok(Kept::Scores(kept.clone())),
+                Some(_) => {}
+            }
+        }
+        let (ids, scores) = self.bm25(index, phrase, heading_weight, None)?.into_iter().unzip();
+        let kept = Arc::new(Scored { ids, scores });
+        let mut cache = self.terms.borrow_mut();
+        let cache = cache.at(version);
+        if let Some(Phrase::Kept(_, old)) = cache.phrases.remove(&key) {
+            cache.held -= old.ids.len();
+        }
+        // Used for this query either way: it is computed.
+        if cache.held + kept.ids.len() > MAX_CACHED_SCORES {
+            cache.phrases.insert(key, Phrase::TooBig);
+        } else {
+            cache.held += kept.ids.len();
+            cache.phrases.insert(key, Phrase::Kept(heading_weight, kept.clone()));
+        }
+        Ok(Kept::Scores(kept))
     }
 
     /// For each expression, which of `ids` the word index matches for it.
@@ -185,14 +305,14 @@ mod tests {
     }
 
     fn ids(store: &Store) -> Vec<i64> {
-        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id").unwrap();
+        let mut stmt = store.conn.prepare("SELECT id FROM chunks ORDER BY id").unwrap();
         stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
     }
 
     /// The whole index's answer: which of `among` match `expr`, and their snippets.
     fn in_index(store: &Store, table: &str, expr: &str, among: &[i64]) -> HashMap<i64, String> {
         let sql = format!("SELECT rowid, snippet({table}, 1, '«', '»', ' … ', 24) FROM {table} WHERE {table} MATCH ?1");
-        let mut stmt = store.conn().prepare(&sql).unwrap();
+        let mut stmt = store.conn.prepare(&sql).unwrap();
         let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).unwrap();
         rows.map(Result::unwrap).filter(|(id, _)| among.contains(id)).collect()
     }

@@ -277,7 +277,7 @@ mod tests {
     fn codes_are_written_with_their_vectors_and_follow_them() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("k.db"), false).unwrap();
-        let conn = store.conn();
+        let conn = &store.conn;
         conn.execute_batch(
             "INSERT INTO roots(id, name, abs_path, created_at) VALUES (1, 'notes', '/notes', 'now');
              INSERT INTO sources(id, root_id, rel_path, format, content_hash, bytes, indexed_at)

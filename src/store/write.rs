@@ -499,12 +499,12 @@ pub(crate) mod tests {
 
     fn matches(store: &Store, table: &str, expr: &str) -> Vec<i64> {
         let sql = format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1 ORDER BY rowid");
-        let mut stmt = store.conn().prepare(&sql).unwrap();
+        let mut stmt = store.conn.prepare(&sql).unwrap();
         stmt.query_map([expr], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
     }
 
     fn chunk_ids(store: &Store) -> Vec<i64> {
-        let mut stmt = store.conn().prepare("SELECT id FROM chunks ORDER BY id").unwrap();
+        let mut stmt = store.conn.prepare("SELECT id FROM chunks ORDER BY id").unwrap();
         stmt.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
     }
 
@@ -555,7 +555,7 @@ pub(crate) mod tests {
         store.apply_source(&source(root, "a.md", &["Cargo builds crates."]), false).unwrap();
         // No such root: the foreign key refuses this file.
         assert!(store.apply_source(&source(root + 100, "b.md", &["Borrowing."]), false).is_err());
-        assert!(store.conn().is_autocommit(), "no transaction is left open");
+        assert!(store.conn.is_autocommit(), "no transaction is left open");
         assert!(chunk_ids(&store).is_empty(), "nothing of the failed batch is kept");
         assert!(store.source_hash(root, "a.md").unwrap().is_none());
         // The next batch runs as usual.
