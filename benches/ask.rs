@@ -24,10 +24,10 @@
 //! * `ask() call, all`: wall time of the call, which adds saving the answer.
 //!
 //! Questions refused before the model (score gate, nothing found) are counted and listed
-//! by reason. Each ask saves an answer row, as in real use. Two passes
-//! (scripted, before_model only) come first: `one-shot` asks each question on a fresh connection, as each
-//! `kebab ask` process does; `new question` asks each once in one session, where the
-//! store keeps the scores of the words questions repeat (see `store::terms`). Then
+//! by reason. Each ask saves an answer row, as in real use. Two passes (scripted,
+//! before_model only) come first: `one-shot` asks each question on a fresh connection,
+//! as each `kebab ask` process does; `new question` asks each once in one session, where
+//! the store keeps the scores of the words questions repeat (see `store::terms`). Then
 //! `ROUNDS` passes per model ask the same questions again. Nothing is asserted.
 //!
 //! Run: `bench/run [--size 10k|100k|both]` (or `cargo bench --bench ask -- --size 10k`).
@@ -132,7 +132,8 @@ fn main() -> Result<()> {
 /// Ingest `src` into a fresh database under `work`, then time asks with both models.
 fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows: &mut Vec<Row>, runs: &mut Vec<Run>) -> Result<()> {
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
-    let mut store = Store::open(&work.join("kebab.db"), false)?;
+    let db = work.join("kebab.db");
+    let mut store = Store::open(&db, false)?;
     let opts = IngestOptions { paths: vec![src.to_path_buf()], format: FormatChoice::Auto, prune: false, force: false };
     let t = Instant::now();
     let summary = kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
@@ -153,14 +154,14 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
     let t = Instant::now();
     let mut one_shot = Vec::new();
     for q in questions {
-        kb.store = Store::open(&work.join("kebab.db"), false)?;
+        kb.store = Store::open(&db, false)?;
         one_shot.extend(measure(&mut kb, Which::Scripted, std::slice::from_ref(q), 1)?.before_all);
     }
     eprintln!("{name}: one-shot pass {:.1}s", t.elapsed().as_secs_f64());
     // A session, then: each question new to it, though its common words recur
     // (the store keeps their scores, `store::terms`). This pass also warms
     // SQLite's statement cache for the timed rounds, which ask again.
-    kb.store = Store::open(&work.join("kebab.db"), false)?;
+    kb.store = Store::open(&db, false)?;
     let t = Instant::now();
     let new = measure(&mut kb, Which::Scripted, questions, 1)?.before_all;
     eprintln!("{name}: new-question pass {:.1}s", t.elapsed().as_secs_f64());

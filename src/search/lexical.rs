@@ -68,10 +68,10 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     let pool = if !q.words.is_empty() && !q.trigram.is_empty() { (k * 3).max(30) } else { k };
 
     let t = Instant::now();
-    let word = rank(store, FtsIndex::Words, q.phrases(FtsIndex::Words), pool, opts.heading_weight)?;
+    let word = rank(store, &q, FtsIndex::Words, pool, opts.heading_weight)?;
     timings.word_index = ms(t);
     let t = Instant::now();
-    let tri = rank(store, FtsIndex::Trigrams, q.phrases(FtsIndex::Trigrams), pool, opts.heading_weight)?;
+    let tri = rank(store, &q, FtsIndex::Trigrams, pool, opts.heading_weight)?;
     timings.trigram_index = ms(t);
     let trace_counts = (word.len(), tri.len());
 
@@ -143,18 +143,16 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-/// One index's top `limit` for the OR of `phrases`, best first (ties by
-/// chunk id). BM25 is a sum over phrases, each part from the whole index:
-/// the kept phrases' scores plus FTS5's for the others give FTS5's ranking.
-fn rank(store: &Store, index: FtsIndex, phrases: &[String], limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
+/// One index's top `limit` for `q`, best first (ties by chunk id). BM25 is
+/// a sum over phrases, each part from the whole index: the kept phrases'
+/// scores plus FTS5's for the others give FTS5's ranking.
+fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
     let candidate = |(chunk_id, score)| Candidate { chunk_id, score, index };
-    if phrases.is_empty() {
-        return Ok(Vec::new());
-    }
+    let Some(expr) = q.expr(index) else { return Ok(Vec::new()) };
     let mut kept: Vec<Arc<Scored>> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
     let mut too_big = false;
-    for p in phrases {
+    for p in q.phrases(index) {
         match store.phrase_scores(index, p, heading_weight)? {
             Kept::Scores(s) => kept.push(s),
             Kept::NotYet => rest.push(p),
@@ -164,7 +162,7 @@ fn rank(store: &Store, index: FtsIndex, phrases: &[String], limit: usize, headin
     if kept.is_empty() || too_big {
         // FTS5 ranks the whole query and stops at `limit`. With a phrase too
         // big to keep, this costs less than listing its every chunk.
-        let top = store.bm25(index, &phrases.join(" OR "), heading_weight, Some(limit))?;
+        let top = store.bm25(index, &expr, heading_weight, Some(limit))?;
         return Ok(top.into_iter().map(candidate).collect());
     }
     if !rest.is_empty() {

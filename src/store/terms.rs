@@ -91,7 +91,7 @@ impl FtsIndex {
 }
 
 /// Chunks with their BM25 scores for a MATCH expression, in chunk-id order.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct Scored {
     pub ids: Vec<i64>,
     pub scores: Vec<f64>,
