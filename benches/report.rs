@@ -56,6 +56,8 @@ const PICKS: &[Pick] = &[
     Pick { file: "vector", figure: "vectors in memory MB", label: "vectors in memory MB", reference_is: "f32 vectors" },
     Pick { file: "vector", figure: "hybrid search p50 ms", label: "hybrid search p50 ms, asked again", reference_is: "same queries, lexical" },
     Pick { file: "vector", figure: "hybrid search p95 ms", label: "hybrid search p95 ms, asked again", reference_is: "same queries, lexical" },
+    Pick { file: "vector", figure: "new hybrid search p50 ms", label: "hybrid search p50 ms, new query", reference_is: "same queries, lexical" },
+    Pick { file: "vector", figure: "new hybrid search p95 ms", label: "hybrid search p95 ms, new query", reference_is: "same queries, lexical" },
     Pick { file: "ask", figure: "before_model, to model:p50", label: "ask before first token p50 ms, asked again", reference_is: "scripted model's first token" },
     Pick { file: "ask", figure: "before_model, to model:p95", label: "ask before first token p95 ms, asked again", reference_is: "scripted model's first token" },
     Pick { file: "ask", figure: "new question before_model:p95", label: "ask before first token p95 ms, new question", reference_is: "scripted model's first token" },
