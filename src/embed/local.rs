@@ -1,5 +1,5 @@
-//! The built-in embedder: all-MiniLM-L6-v2 run with candle on the CPU —
-//! BERT forward, attention-masked mean pooling, L2 normalisation — the same
+//! The built-in embedder: all-MiniLM-L6-v2 run on the CPU — BERT forward
+//! (`bert`), mean pooling over each text's tokens, L2 normalisation — the same
 //! pipeline as sentence-transformers (checked against its output in the
 //! tests, cosine ≥ 0.9999). Texts longer than 256 word pieces are cut there,
 //! as the model was trained.
@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
 use super::bert::{Bert, Config};
 use super::roles::{Profile, Role, Roles};
@@ -36,7 +34,6 @@ pub struct Local {
 struct Loaded {
     model: Bert,
     tokenizer: Tokenizer,
-    device: Device,
 }
 
 impl Local {
@@ -83,32 +80,34 @@ impl Loaded {
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
             .map_err(|e| bad("tokenizer.json", e.to_string()))?;
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
-        let device = Device::Cpu;
-        // SAFETY: the weights file is mapped read-only and not changed while
-        // kebab runs (it lives in kebab's own model folder).
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[path("model.safetensors")], DType::F32, &device) }
-            .map_err(|e| bad("model.safetensors", e.to_string()))?;
-        let model = Bert::load(vb, &config).map_err(|e| bad("model.safetensors", e.to_string()))?;
-        Ok(Loaded { model, tokenizer, device })
+        // No padding: the encoder takes each text at its own length.
+        tokenizer.with_padding(None);
+        let weights = std::fs::read(path("model.safetensors")).map_err(|e| bad("model.safetensors", e.to_string()))?;
+        let model = Bert::load(&weights, &config).map_err(|e| bad("model.safetensors", e))?;
+        Ok(Loaded { model, tokenizer })
     }
 
-    fn forward(&self, texts: &[&str]) -> candle_core::Result<Vec<Vec<f32>>> {
-        let enc = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(candle_core::Error::msg)?;
-        let n = enc.len();
-        let len = enc.first().map_or(0, |e| e.get_ids().len());
-        let flat = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Vec<u32> { enc.iter().flat_map(|e| f(e).to_vec()).collect() };
-        let ids = Tensor::from_vec(flat(&|e| e.get_ids()), (n, len), &self.device)?;
-        let types = Tensor::from_vec(flat(&|e| e.get_type_ids()), (n, len), &self.device)?;
-        let mask = Tensor::from_vec(flat(&|e| e.get_attention_mask()), (n, len), &self.device)?;
-        let hidden = self.model.forward(&ids, &types, &mask)?; // (n, len, dim)
-        // Mean over the real tokens only: padding must not dilute the average.
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, len, 1)
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // (n, dim)
-        let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?; // (n, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        mean.broadcast_div(&norms)?.to_vec2::<f32>()
+    fn forward(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        let enc = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| e.to_string())?;
+        let ids: Vec<&[u32]> = enc.iter().map(|e| e.get_ids()).collect();
+        let hidden = self.model.forward(&ids)?;
+        let h = self.model.hidden();
+        let mut rows = hidden.chunks_exact(h);
+        Ok(ids
+            .iter()
+            .map(|t| {
+                // Mean over the text's tokens, then unit length.
+                let mut mean = vec![0.0f32; h];
+                for row in rows.by_ref().take(t.len()) {
+                    mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+                }
+                let count = t.len().max(1) as f32;
+                mean.iter_mut().for_each(|m| *m /= count);
+                let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+                mean.iter_mut().for_each(|m| *m /= norm);
+                mean
+            })
+            .collect())
     }
 }
 
@@ -131,7 +130,7 @@ impl Embedder for Local {
         }
         let marked = self.profile.roles.marked(texts, role);
         let texts: Vec<&str> = marked.iter().map(String::as_str).collect();
-        self.model()?.forward(&texts).map_err(|e| EmbedError::Model(e.to_string()))
+        self.model()?.forward(&texts).map_err(EmbedError::Model)
     }
 }
 

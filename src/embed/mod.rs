@@ -1,10 +1,11 @@
 //! Embedders: text to unit-length vectors for semantic search. One small
-//! trait; the built-in `local` model (all-MiniLM-L6-v2 via candle) needs no
+//! trait; the built-in `local` model (all-MiniLM-L6-v2, our own forward pass) needs no
 //! server, `ollama` and `openai` ask one (one file each, sharing the chat
 //! providers' HTTP plumbing and the answer checks below). Vectors are stored
 //! as little-endian f32 blobs, one model per database.
 
 mod bert;
+pub mod kernel;
 pub mod install;
 pub mod local;
 pub mod ollama;
