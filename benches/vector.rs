@@ -73,7 +73,7 @@
 //! throughput in batches of 32 with `kebab::embed::Embedder::embed`, 2 passes each, over
 //! (a) 200 short English sentences of 10–14 words and (b) 64 English passages of
 //! 160–200 words: texts/s, words/s and word pieces/s (counted with the model's own
-//! tokenizer without the padding its tokenizer.json asks for, `[CLS]`/`[SEP]` included, cut
+//! tokenizer, `[CLS]`/`[SEP]` included, cut
 //! at 256 as kebab's embedder does). No reference, except for `embed 180w GFLOP/s`: the
 //! passages' arithmetic (`minilm_flops`) over the time, beside the GFLOP/s the embedder's
 //! own matrix product (`kebab::embed::kernel`) reaches here on the model's largest
@@ -542,20 +542,9 @@ fn bench_embed(dir: &Path, vocab: &Vocab) -> Result<Vec<Row>> {
             s
         })
         .collect();
-    // tokenizer.json pads and cuts every text to 128 pieces; count the real pieces,
-    // cut at 256 as kebab's embedder does.
-    let mut tokenizer =
-        tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| anyhow!("tokenizer.json: {e}"))?;
-    tokenizer.with_padding(None);
-    tokenizer
-        .with_truncation(Some(tokenizers::TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
-        .map_err(|e| anyhow!("tokenizer.json: {e}"))?;
-    let pieces = |texts: &[String]| -> Result<Vec<usize>> {
-        texts
-            .iter()
-            .map(|t| Ok(tokenizer.encode(t.as_str(), true).map_err(|e| anyhow!("tokenizing: {e}"))?.get_ids().len()))
-            .collect()
-    };
+    // The real pieces, `[CLS]`/`[SEP]` included, cut at 256 as kebab's embedder does.
+    let tokenizer = kebab::embed::wordpiece::WordPiece::from_file(&dir.join("tokenizer.json")).map_err(|e| anyhow!("tokenizer.json: {e}"))?;
+    let pieces = |texts: &[String]| -> Result<Vec<usize>> { Ok(texts.iter().map(|t| tokenizer.encode(t, MAX_TOKENS).len()).collect()) };
 
     let t = Instant::now();
     let model = Local::open(dir)?;

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tokenizers::{Tokenizer, TruncationParams};
 
 use super::bert::{Bert, Config};
+use super::wordpiece::WordPiece;
 use super::roles::{Profile, Role, Roles};
 use super::{EmbedError, Embedder};
 
@@ -33,7 +33,7 @@ pub struct Local {
 
 struct Loaded {
     model: Bert,
-    tokenizer: Tokenizer,
+    tokenizer: WordPiece,
 }
 
 impl Local {
@@ -76,20 +76,15 @@ impl Loaded {
             &std::fs::read_to_string(path("config.json")).map_err(|e| bad("config.json", e.to_string()))?,
         )
         .map_err(|e| bad("config.json", e.to_string()))?;
-        let mut tokenizer = Tokenizer::from_file(path("tokenizer.json")).map_err(|e| bad("tokenizer.json", e.to_string()))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
-            .map_err(|e| bad("tokenizer.json", e.to_string()))?;
-        // No padding: the encoder takes each text at its own length.
-        tokenizer.with_padding(None);
+        let tokenizer = WordPiece::from_file(&path("tokenizer.json")).map_err(|e| bad("tokenizer.json", e))?;
         let weights = std::fs::read(path("model.safetensors")).map_err(|e| bad("model.safetensors", e.to_string()))?;
         let model = Bert::load(&weights, &config).map_err(|e| bad("model.safetensors", e))?;
         Ok(Loaded { model, tokenizer })
     }
 
     fn forward(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-        let enc = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| e.to_string())?;
-        let ids: Vec<&[u32]> = enc.iter().map(|e| e.get_ids()).collect();
+        let enc: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t, MAX_TOKENS)).collect();
+        let ids: Vec<&[u32]> = enc.iter().map(Vec::as_slice).collect();
         let hidden = self.model.forward(&ids)?;
         let h = self.model.hidden();
         let mut rows = hidden.chunks_exact(h);
@@ -184,8 +179,30 @@ mod tests {
                 let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
                 assert!((norm - 1.0).abs() < 1e-5);
             }
-            let tokens = m.model().unwrap().tokenizer.encode(item.text.as_str(), true).unwrap().get_ids().len();
+            let tokens = m.model().unwrap().tokenizer.encode(&item.text, MAX_TOKENS).len();
             assert_eq!(tokens, item.token_count, "{:?}", item.text.chars().take(40).collect::<String>());
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Pieces {
+        items: Vec<PieceItem>,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct PieceItem {
+        text: String,
+        ids: Vec<u32>,
+    }
+
+    #[test]
+    fn word_pieces_match_hugging_face_tokenizers_on_every_script() {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/embed/wordpiece-reference.json")).unwrap();
+        let reference: Pieces = serde_json::from_str(&text).unwrap();
+        let m = model();
+        let tokenizer = &m.model().unwrap().tokenizer;
+        for item in &reference.items {
+            assert_eq!(tokenizer.encode(&item.text, MAX_TOKENS), item.ids, "{:?}", item.text.chars().take(50).collect::<String>());
         }
     }
 

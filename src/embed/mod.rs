@@ -11,6 +11,7 @@ pub mod local;
 pub mod ollama;
 pub mod openai;
 pub mod roles;
+pub mod wordpiece;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
