@@ -106,6 +106,28 @@ fn mixed_script_query_fuses_both_indexes() {
 }
 
 #[test]
+fn a_word_in_half_the_chunks_is_left_out_and_the_trace_says_so() {
+    let env = Env::new();
+    // "garden" is in every note; BM25 gives it no weight. "heron" is in two of five.
+    let days = ["A heron stood by the pond.", "The heron left at dawn.", "Tomatoes need sun.", "Mulch keeps water in.", "Rain."];
+    for (i, extra) in days.iter().enumerate() {
+        env.write(&format!("notes/n{i}.md"), format!("# Garden log {i}\n\nIn the garden today. {extra}\n"));
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["search", "--mode", "lexical", "-k", "2", "--trace", "garden heron"]);
+    assert_eq!(v["trace"]["weightless"], serde_json::json!(["\"garden\""]));
+    let mut paths: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["doc_path"].as_str().unwrap()).collect();
+    paths.sort();
+    assert_eq!(paths, ["notes/n0.md", "notes/n1.md"]);
+    let text = env.ok(&["search", "--mode", "lexical", "-k", "2", "--trace", "garden heron"]);
+    assert!(text.contains("left out, in half the chunks or more: \"garden\""), "{text}");
+    // Asked for three, the heron notes are not enough: the whole query is ranked.
+    let v = env.json(&["search", "--mode", "lexical", "-k", "3", "--trace", "garden heron"]);
+    assert_eq!(v["trace"]["weightless"], serde_json::json!([]));
+    assert_eq!(v["hits"].as_array().unwrap().len(), 3);
+}
+
+#[test]
 fn k_limits_the_hits() {
     let env = Env::new();
     indexed(&env);

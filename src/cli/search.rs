@@ -101,6 +101,10 @@ fn print_trace(ctx: &Ctx, t: &Trace) -> Result<()> {
         let expr = |e: &Option<String>| e.as_deref().map_or("(not used)".to_string(), one_line);
         ctx.out.line(format!("trace: word index  {} → {} candidates", expr(&l.word_match), l.word_candidates))?;
         ctx.out.line(format!("       trigram     {} → {} candidates", expr(&l.trigram_match), l.trigram_candidates))?;
+        if !l.weightless.is_empty() {
+            // FTS5's BM25 gives them no weight; scoring their every chunk is what they would cost.
+            ctx.out.line(format!("       left out, in half the chunks or more: {}", l.weightless.join(" ")))?;
+        }
         ctx.out.line(format!(
             "       lexical ms: word {:.2}, trigram {:.2}, load {:.2}, total {:.2}",
             ms.word_index, ms.trigram_index, ms.load_chunks, ms.total

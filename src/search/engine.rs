@@ -64,6 +64,27 @@ pub struct VectorTrace {
     pub scan_ms: f64,
 }
 
+/// What a vector scan found and what it took.
+struct Found {
+    candidates: Vec<(i64, f32)>,
+    load_ms: f64,
+    scan_ms: f64,
+}
+
+impl VectorTrace {
+    fn new(model: &dyn Embedder, set: &VectorSet, q: &QueryVector, found: Found) -> VectorTrace {
+        VectorTrace {
+            model: model.model_id().to_string(),
+            vectors: set.ids.len(),
+            candidates: found.candidates,
+            model_load_ms: q.model_load_ms,
+            embed_ms: q.embed_ms,
+            load_ms: found.load_ms,
+            scan_ms: found.scan_ms,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FusionTrace {
     pub rrf_k: f64,
@@ -172,15 +193,7 @@ impl Engine {
         let (set, load_ms) = self.vectors(store, model, q.v.len())?;
         let t = Instant::now();
         let candidates = vector::top_k(store, &set, &q.v, k)?;
-        Ok(VectorTrace {
-            model: model.model_id().to_string(),
-            vectors: set.ids.len(),
-            candidates,
-            model_load_ms: q.model_load_ms,
-            embed_ms: q.embed_ms,
-            load_ms,
-            scan_ms: ms(t),
-        })
+        Ok(VectorTrace::new(model, &set, &q, Found { candidates, load_ms, scan_ms: ms(t) }))
     }
 
     /// `text`'s vector, embedded once for as long as it is the latest query.
@@ -191,20 +204,49 @@ impl Engine {
         }
     }
 
-    /// Runs `work` on this thread while `text`'s vector is embedded on
-    /// another. The model's arithmetic and SQLite's search then share the
-    /// cores instead of taking turns: embedding the query was most of what a
-    /// hybrid search added to the lexical one (docs/performance.md).
-    fn embed_beside<T>(&self, model: &dyn Embedder, text: &str, work: impl FnOnce() -> T) -> (T, Result<QueryVector>) {
-        if let Some(v) = self.cached_query(text) {
-            return (work(), Ok(QueryVector::cached(v)));
-        }
-        let (out, embedded) = std::thread::scope(|s| {
-            let embedding = s.spawn(|| embed_query(model, text));
+    /// Runs `work` (the lexical channel) on this thread while another
+    /// embeds `text` and scans the vectors' codes for its candidates, on one
+    /// core: SQLite's search and the vector channel then share the two cores
+    /// instead of taking turns (docs/performance.md). Only the exact re-score
+    /// of the `k` best, which reads the store, waits for `work`.
+    fn near_beside<T>(&self, store: &Store, text: &str, k: usize, work: impl FnOnce() -> T) -> Result<(T, VectorTrace)> {
+        let model = self.model()?;
+        let dim = store.embedding_model()?.map_or(0, |(_, dim)| dim);
+        let (set, load_ms) = self.vectors(store, model, dim)?;
+        let cached = self.cached_query(text);
+        let pool = vector::rescore_pool(k);
+        let (out, (embedded, candidates, scan_ms)) = std::thread::scope(|s| {
+            let (set, cached) = (&*set, cached.as_deref());
+            let near = s.spawn(move || {
+                let embedded = match cached {
+                    Some(_) => None,
+                    None => Some(embed_query(model, text)),
+                };
+                let q = match (&embedded, cached) {
+                    (Some(Ok((v, ..))), _) => v.as_slice(),
+                    (None, Some(v)) => v.as_slice(),
+                    _ => &[],
+                };
+                let t = Instant::now();
+                let candidates = vector::candidates_on(set, q, pool, 1);
+                (embedded, candidates, ms(t))
+            });
             let out = work();
-            (out, embedding.join().unwrap_or_else(|_| Err(anyhow!("embedding the query stopped unexpectedly"))))
+            (out, near.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
         });
-        (out, embedded.map(|e| self.remember(text, e)))
+        let q = match (cached, embedded) {
+            (Some(v), _) => QueryVector::cached(v),
+            (None, Some(e)) => self.remember(text, e?),
+            (None, None) => return Err(anyhow!("the query was not embedded")),
+        };
+        if q.v.len() != set.dim {
+            // Vectors of another dimension than the model's (none yet, or
+            // another model's): the scan takes the query's, as alone.
+            return Ok((out, self.scan(store, model, q, k)?));
+        }
+        let t = Instant::now();
+        let candidates = vector::exact_top(store, set.dim, &candidates, &q.v, k)?;
+        Ok((out, VectorTrace::new(model, &set, &q, Found { candidates, load_ms, scan_ms: scan_ms + ms(t) })))
     }
 
     fn cached_query(&self, text: &str) -> Option<Rc<Vec<f32>>> {
@@ -276,10 +318,8 @@ impl Engine {
             }
             Mode::Hybrid => {
                 let pool = POOL.max(k);
-                let model = self.model()?;
-                let (lex, q) = self.embed_beside(model, text, || lexical(pool, false));
+                let (lex, near) = self.near_beside(store, text, pool, || lexical(pool, false))?;
                 let (lex, t) = lex?;
-                let near = self.scan(store, model, q?, pool)?;
                 let f = Instant::now();
                 let lexical_candidates = lex.iter().map(|h| (h.chunk_id, h.score)).collect();
                 let fusion = self.fusion_for(text);

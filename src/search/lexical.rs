@@ -3,7 +3,8 @@
 //!
 //! Each index ranks by BM25 summed over the query's phrases. A phrase whose
 //! scores the store keeps (a session's recurring words) is summed from
-//! them; the rest FTS5 scores (see `store::terms`).
+//! them; the rest FTS5 scores (see `store::terms`). A phrase in half an
+//! index's chunks or more weighs nothing in BM25 and is left out (`rank`).
 //!
 //! The two indexes' BM25 values are summed per chunk: each is a BM25 over a
 //! different cut of the same text (words, trigrams), so a chunk that matches
@@ -28,6 +29,8 @@ pub struct Trace {
     pub trigram_match: Option<String>,
     pub word_candidates: usize,
     pub trigram_candidates: usize,
+    /// Phrases in half an index's chunks or more, left out (see `rank`).
+    pub weightless: Vec<String>,
     pub timings_ms: Timings,
 }
 
@@ -68,10 +71,11 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
     let pool = if !q.words.is_empty() && !q.trigram.is_empty() { (k * 3).max(30) } else { k };
 
     let t = Instant::now();
-    let word = rank(store, &q, FtsIndex::Words, pool, opts.heading_weight)?;
+    let (word, mut weightless) = rank(store, &q, FtsIndex::Words, pool, opts.heading_weight)?;
     timings.word_index = ms(t);
     let t = Instant::now();
-    let tri = rank(store, &q, FtsIndex::Trigrams, pool, opts.heading_weight)?;
+    let (tri, left_out) = rank(store, &q, FtsIndex::Trigrams, pool, opts.heading_weight)?;
+    weightless.extend(left_out);
     timings.trigram_index = ms(t);
     let trace_counts = (word.len(), tri.len());
 
@@ -134,6 +138,7 @@ pub fn search(store: &Store, text: &str, opts: Options) -> Result<(Vec<SearchHit
         trigram_match: q.expr(FtsIndex::Trigrams),
         word_candidates: trace_counts.0,
         trigram_candidates: trace_counts.1,
+        weightless,
         timings_ms: timings,
     };
     Ok((hits, trace))
@@ -143,16 +148,45 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-/// One index's top `limit` for `q`, best first (ties by chunk id). BM25 is
-/// a sum over phrases, each part from the whole index: the kept phrases'
-/// scores plus FTS5's for the others give FTS5's ranking.
-fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
+/// One index's top `limit` for `q`, best first (ties by chunk id).
+///
+/// A phrase in half the index's rows or more weighs nothing: FTS5's BM25
+/// floors its IDF, log((N − n + ½) / (n + ½)) ≤ 0, at 10⁻⁶. Yet scoring
+/// every row it matches is most of what a query with a common word costs
+/// (about a microsecond a row). So such phrases are left out while another
+/// phrase remains, as long as the others still find `limit` chunks; the
+/// scores then lack parts below 10⁻⁵ each. Returns the phrases left out too.
+fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_weight: f64) -> Result<(Vec<Candidate>, Vec<String>)> {
+    let phrases: Vec<&str> = q.phrases(index).iter().map(String::as_str).collect();
+    if phrases.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let rows = store.index_rows(index)?;
+    let mut weighty = Vec::new();
+    for &p in &phrases {
+        if 2 * store.docs_matching(index, p)? < rows {
+            weighty.push(p);
+        }
+    }
+    if !weighty.is_empty() && weighty.len() < phrases.len() {
+        let top = rank_phrases(store, index, &weighty, limit, heading_weight)?;
+        if top.len() >= limit {
+            let left_out = phrases.iter().filter(|p| !weighty.contains(p)).map(|p| p.to_string()).collect();
+            return Ok((top, left_out));
+        }
+    }
+    Ok((rank_phrases(store, index, &phrases, limit, heading_weight)?, Vec::new()))
+}
+
+/// The top `limit` for `phrases` ORed. BM25 is a sum over phrases, each
+/// part from the whole index: the kept phrases' scores plus FTS5's for the
+/// others give FTS5's ranking.
+fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
     let candidate = |(chunk_id, score)| Candidate { chunk_id, score, index };
-    let Some(expr) = q.expr(index) else { return Ok(Vec::new()) };
     let mut kept: Vec<Arc<Scored>> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
     let mut too_big = false;
-    for p in q.phrases(index) {
+    for &p in phrases {
         match store.phrase_scores(index, p, heading_weight)? {
             Kept::Scores(s) => kept.push(s),
             Kept::NotYet => rest.push(p),
@@ -162,7 +196,7 @@ fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_
     if kept.is_empty() || too_big {
         // FTS5 ranks the whole query and stops at `limit`. With a phrase too
         // big to keep, this costs less than listing its every chunk.
-        let top = store.bm25(index, &expr, heading_weight, Some(limit))?;
+        let top = store.bm25(index, &phrases.join(" OR "), heading_weight, Some(limit))?;
         return Ok(top.into_iter().map(candidate).collect());
     }
     if !rest.is_empty() {
@@ -282,6 +316,33 @@ mod tests {
         let fresh = Store::open(&dir.path().join("k.db"), false).unwrap();
         let want = ranked(&fresh, mixed);
         same(&ranked(&store, mixed), &want);
+    }
+
+    #[test]
+    fn words_in_half_the_chunks_are_left_out_and_fts5s_ranking_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_with(dir.path());
+        // "data" is in all 60 chunks and "index" in 45: BM25 gives them no
+        // weight. "archive" is in 9, enough for a top 5 without them.
+        let (query, expr) = ("data index archive", "\"data\" OR \"index\" OR \"archive\"");
+        let top = |k| {
+            let (hits, trace) = search(&store, query, Options { k, heading_weight: 2.0, snippets: false }).unwrap();
+            (hits.into_iter().map(|h| (h.chunk_id, h.score)).collect::<Vec<_>>(), trace.weightless)
+        };
+        let fts5 = store.bm25(FtsIndex::Words, expr, 2.0, Some(5)).unwrap();
+        let (got, left_out) = top(5);
+        assert_eq!(left_out, ["\"data\"", "\"index\""]);
+        assert_eq!(got.iter().map(|h| h.0).collect::<Vec<_>>(), fts5.iter().map(|h| h.0).collect::<Vec<_>>());
+        for (x, y) in got.iter().zip(&fts5) {
+            assert!((x.1 - y.1).abs() < 1e-5 && x.1 > 0.5, "{x:?} vs {y:?}");
+        }
+        // Asked again, from kept scores: the same.
+        assert_eq!(top(5), (got, left_out));
+        // Top 20: "archive" alone finds 9, so the whole query is ranked and
+        // chunks only the common words match fill the rest.
+        let (got, left_out) = top(20);
+        assert!(left_out.is_empty());
+        same(&got, &store.bm25(FtsIndex::Words, expr, 2.0, Some(20)).unwrap());
     }
 
     #[test]

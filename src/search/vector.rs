@@ -95,8 +95,14 @@ pub fn rescore_pool(k: usize) -> usize {
 /// ties by chunk id. The codes in `set` choose the candidates; `store`
 /// gives their f32 vectors.
 pub fn top_k(store: &Store, set: &VectorSet, query: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
-    let ids: Vec<i64> = candidates(set, query, rescore_pool(k)).into_iter().map(|(id, _)| id).collect();
-    Ok(rescore(store.exact_vectors(&ids, set.dim)?, query, k))
+    exact_top(store, set.dim, &candidates(set, query, rescore_pool(k)), query, k)
+}
+
+/// The best `k` of the scan's `candidates` by their exact cosine with `query`
+/// (`store` gives their f32 vectors of `dim` floats), ties by id.
+pub fn exact_top(store: &Store, dim: usize, candidates: &[(i64, f32)], query: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
+    let ids: Vec<i64> = candidates.iter().map(|&(id, _)| id).collect();
+    Ok(rescore(store.exact_vectors(&ids, dim)?, query, k))
 }
 
 /// The best `k` of `vectors` by their exact cosine with `query`, ties by id.
@@ -110,12 +116,18 @@ fn rescore(vectors: Vec<(i64, Vec<f32>)>, query: &[f32], k: usize) -> Vec<(i64, 
 /// The `pool` chunks whose codes score best against `query`'s code: (chunk
 /// id, approximate cosine), best first. Empty for a query of another dimension.
 pub fn candidates(set: &VectorSet, query: &[f32], pool: usize) -> Vec<(i64, f32)> {
+    let threads = if set.ids.len() < SPLIT_ROWS { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) };
+    candidates_on(set, query, pool, threads)
+}
+
+/// `candidates` on `threads` threads.
+pub fn candidates_on(set: &VectorSet, query: &[f32], pool: usize, threads: usize) -> Vec<(i64, f32)> {
     if set.dim == 0 || query.len() != set.dim || pool == 0 {
         return Vec::new();
     }
     let (q_scale, q) = quantize(query);
     let rows = set.ids.len();
-    let threads = if rows < SPLIT_ROWS { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) };
+    let threads = threads.clamp(1, rows.max(1));
     let share = rows.div_ceil(threads);
     let part = |t: usize| Part { from: t * share, to: ((t + 1) * share).min(rows), keep: pool };
     let mut best: Vec<Scored> = if threads == 1 {
@@ -240,5 +252,9 @@ mod tests {
         let one = scan(&set, &q, Part { from: 0, to: n, keep: 3 });
         assert_eq!(one.len(), 3);
         assert!(one.iter().all(|s| got.iter().any(|g| set.ids[s.1] == g.0)));
+        // The hybrid search's scan beside the lexical channel runs on one thread.
+        for threads in [1, 3] {
+            assert_eq!(candidates_on(&set, &[1.0, 0.0, 0.0], 3, threads), got, "{threads} threads");
+        }
     }
 }

@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use rusqlite::OptionalExtension;
 
 use super::Store;
 
@@ -112,7 +113,7 @@ pub enum Kept {
 pub(super) struct TermCache {
     /// `PRAGMA data_version` when the counts were read.
     version: Option<i64>,
-    docs: HashMap<String, i64>,
+    docs: HashMap<(FtsIndex, String), i64>,
     phrases: HashMap<(FtsIndex, String), Phrase>,
     /// (chunk, score) pairs held in `phrases`.
     held: usize,
@@ -146,39 +147,55 @@ impl TermCache {
 }
 
 impl Store {
-    /// How many chunks the word index finds for `expr` (an FTS5 MATCH
+    /// How many chunks `index` finds for `expr` (an FTS5 MATCH
     /// expression), counted once per state of the index.
-    pub fn docs_matching(&self, expr: &str) -> Result<i64> {
+    pub fn docs_matching(&self, index: FtsIndex, expr: &str) -> Result<i64> {
         // Inside an open transaction the counts may include rows a rollback
         // takes back: not kept.
         if !self.conn.is_autocommit() {
-            return self.count_matching(expr);
+            return self.count_matching(index, expr);
         }
         let version = self.data_version()?;
+        let key = (index, expr.to_string());
         {
             let mut cache = self.terms.borrow_mut();
             let cache = cache.at(version);
             if cache.docs.len() >= MAX_CACHED_TERMS {
                 cache.docs.clear();
             }
-            if let Some(&n) = cache.docs.get(expr) {
+            if let Some(&n) = cache.docs.get(&key) {
                 return Ok(n);
             }
             // A kept phrase's scores list every chunk it matches.
-            if let Some(Phrase::Kept(_, kept)) = cache.phrases.get(&(FtsIndex::Words, expr.to_string())) {
+            if let Some(Phrase::Kept(_, kept)) = cache.phrases.get(&key) {
                 return Ok(kept.ids.len() as i64);
             }
         }
-        let n = self.count_matching(expr)?;
-        self.terms.borrow_mut().docs.insert(expr.to_string(), n);
+        let n = self.count_matching(index, expr)?;
+        self.terms.borrow_mut().docs.insert(key, n);
         Ok(n)
     }
 
-    fn count_matching(&self, expr: &str) -> Result<i64> {
+    fn count_matching(&self, index: FtsIndex, expr: &str) -> Result<i64> {
+        let table = index.table();
         self.conn
-            .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")?
+            .prepare_cached(&format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1"))?
             .query_row([expr], |r| r.get(0))
             .with_context(|| format!("counting the chunks that match {expr}"))
+    }
+
+    /// How many rows `index` holds, as its BM25 counts them: the first
+    /// number of FTS5's "averages" record (row 1 of its `_data` table, a
+    /// SQLite varint; FTS5's file format is stable). Counting the rows
+    /// instead would read every chunk for the trigram index, whose rows are
+    /// the chunks with Hangul/CJK.
+    pub fn index_rows(&self, index: FtsIndex) -> Result<i64> {
+        let sql = format!("SELECT block FROM {}_data WHERE id = 1", index.table());
+        let block: Option<Vec<u8>> = self.conn.prepare_cached(&sql)?.query_row([], |r| r.get(0)).optional()?;
+        // No record, or an empty one (a new table): no rows.
+        let Some(block) = block.filter(|b| !b.is_empty()) else { return Ok(0) };
+        let n = read_varint(&block).with_context(|| format!("reading the row count of {}", index.table()))?;
+        Ok(n as i64)
     }
 
     /// BM25 for `expr` in `index`, higher is better, the title/heading
@@ -284,6 +301,22 @@ impl Store {
     }
 }
 
+/// SQLite's variable-length integer: big-endian groups of 7 bits, the high
+/// bit set on every byte but the last; a ninth byte gives all its 8 bits.
+fn read_varint(bytes: &[u8]) -> Result<u64> {
+    let mut v: u64 = 0;
+    for (i, &b) in bytes.iter().take(9).enumerate() {
+        if i == 8 {
+            return Ok((v << 8) | u64::from(b));
+        }
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    anyhow::bail!("the record ends inside a number")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,16 +384,44 @@ mod tests {
     fn document_counts_follow_writes_of_this_and_other_connections() {
         let dir = tempfile::tempdir().unwrap();
         let (mut store, root) = store_with(dir.path());
-        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 2);
-        assert_eq!(store.docs_matching("\"소유\"*").unwrap(), 2);
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"borrow\"").unwrap(), 2);
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"소유\"*").unwrap(), 2);
         // This connection writes: the count is read again.
         store.apply_source(&source(root, "b.md", &["Another borrow."]), false).unwrap();
-        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 3);
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"borrow\"").unwrap(), 3);
         // Another connection writes: data_version tells.
         let other = Store::open(&dir.path().join("k.db"), false);
         other.unwrap().apply_source(&source(root, "c.md", &["Borrow once more.", "소유권"]), false).unwrap();
-        assert_eq!(store.docs_matching("\"borrow\"").unwrap(), 4);
-        assert_eq!(store.docs_matching("\"소유\"*").unwrap(), 3);
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"borrow\"").unwrap(), 4);
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"소유\"*").unwrap(), 3);
+    }
+
+    #[test]
+    fn index_rows_are_what_each_index_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
+        assert_eq!(store.index_rows(FtsIndex::Words).unwrap(), 0);
+        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        store.apply_source(&source(root, "a.md", TEXTS), false).unwrap();
+        let count = |store: &Store, sql: &str| -> i64 { store.conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(store.index_rows(FtsIndex::Words).unwrap(), count(&store, "SELECT count(*) FROM chunks"));
+        assert_eq!(store.index_rows(FtsIndex::Trigrams).unwrap(), count(&store, "SELECT count(*) FROM chunks WHERE has_cjk"));
+        assert_eq!(store.index_rows(FtsIndex::Trigrams).unwrap(), 2);
+        // Past 127 the count takes two bytes.
+        let many: Vec<String> = (0..300).map(|i| format!("Note number {i} about borrowing.")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        store.apply_source(&source(root, "b.md", &many), false).unwrap();
+        assert_eq!(store.index_rows(FtsIndex::Words).unwrap(), count(&store, "SELECT count(*) FROM chunks"));
+        assert!(store.index_rows(FtsIndex::Words).unwrap() > 127);
+    }
+
+    #[test]
+    fn varints_read_as_sqlite_writes_them() {
+        assert_eq!(read_varint(&[0x05]).unwrap(), 5);
+        assert_eq!(read_varint(&[0x81, 0x00]).unwrap(), 128);
+        assert_eq!(read_varint(&[0x86, 0x93, 0x17, 0x99]).unwrap(), 100_759);
+        assert_eq!(read_varint(&[0xff; 9]).unwrap(), u64::MAX);
+        assert!(read_varint(&[0x81]).is_err());
     }
 
     #[test]
@@ -371,6 +432,6 @@ mod tests {
         drop(store);
         let ro = Store::open(&dir.path().join("k.db"), true).unwrap();
         assert_eq!(ro.which_match(&["\"cargo\"".to_string()], &all).unwrap(), vec![vec![all[4]]]);
-        assert_eq!(ro.docs_matching("\"cargo\"").unwrap(), 1);
+        assert_eq!(ro.docs_matching(FtsIndex::Words, "\"cargo\"").unwrap(), 1);
     }
 }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::ScoreGate;
 use crate::search::engine::Engine;
 use crate::search::{Mode, SearchHit, query};
-use crate::store::Store;
+use crate::store::{FtsIndex, Store};
 
 /// How many of the top hits compete for "best evidence".
 const TOP: usize = 3;
@@ -219,7 +219,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     let mut missing = 0.0;
     for expr in &exprs {
         // Counted once per state of the index (the store keeps the counts).
-        let df = store.docs_matching(expr)? as f64;
+        let df = store.docs_matching(FtsIndex::Words, expr)? as f64;
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
         // small one every everyday word is missing or rare, and would
