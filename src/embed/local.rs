@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-
 use super::bert::{Bert, Config};
 use super::wordpiece::WordPiece;
 use super::roles::{Profile, Role, Roles};

@@ -232,7 +232,8 @@ impl Engine {
                 (embedded, candidates, ms(t))
             });
             let out = work();
-            (out, near.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            let stopped = || (Some(Err(anyhow!("embedding the query stopped unexpectedly"))), Vec::new(), 0.0);
+            (out, near.join().unwrap_or_else(|_| stopped()))
         });
         let q = match (cached, embedded) {
             (Some(v), _) => QueryVector::cached(v),
