@@ -1,13 +1,15 @@
 //! What the gate and the snippets ask of the full-text indexes about a few
 //! chunks or one term, answered without walking the whole index each time.
 //!
-//! * How many chunks hold a term (the gate's IDF): FTS5 keeps no document
+//! * How many chunks hold a term (the gate's IDF, and the words the lexical
+//!   search leaves out as weighing nothing): FTS5 keeps no document
 //!   frequency, so counting walks the term's postings (tens of milliseconds
 //!   for a word in most chunks at 100k chunks, more for a Korean prefix,
 //!   whose postings are merged from every word sharing it). The count is
 //!   kept per process until the index changes: this connection's own writes
 //!   to chunks clear it, and `PRAGMA data_version` says when another
-//!   connection committed.
+//!   connection committed. How many rows an index holds is one read of
+//!   FTS5's own record of it.
 //! * Each chunk's BM25 score for one phrase (the lexical search's word or
 //!   trigram): FTS5 ranks a query by scoring every row that matches any of
 //!   its phrases, about a microsecond a row, so a query with words found in
