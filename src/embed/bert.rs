@@ -112,7 +112,7 @@ impl Bert {
             hidden: h,
             words: file.get("embeddings.word_embeddings.weight", &[cfg.vocab_size, h])?,
             positions: file.get("embeddings.position_embeddings.weight", &[cfg.max_position_embeddings, h])?,
-            first_type: types[..h].to_vec(),
+            first_type: types.get(..h).ok_or("type_vocab_size is 0: the model has no token type embedding")?.to_vec(),
             norm: norm("embeddings.LayerNorm")?,
             layers,
         })

@@ -161,14 +161,20 @@ impl Engine {
         }
     }
 
-    fn vectors(&self, store: &Store, model: &dyn Embedder, dim: usize) -> Result<(Rc<VectorSet>, f64)> {
+    /// The vectors of `model` of `dim` floats (`None`: of the dimension the
+    /// database holds), kept while the index does not change.
+    fn vectors(&self, store: &Store, model: &dyn Embedder, dim: Option<usize>) -> Result<(Rc<VectorSet>, f64)> {
         let version = store.data_version()?;
         if let Some((v, set)) = &*self.vectors.borrow()
             && *v == version
-            && set.dim == dim
+            && dim.is_none_or(|d| set.dim == d)
         {
             return Ok((set.clone(), 0.0));
         }
+        let dim = match dim {
+            Some(d) => d,
+            None => store.embedding_model()?.map_or(0, |(_, d)| d),
+        };
         let t = Instant::now();
         let set = Rc::new(store.load_vectors(model.model_id(), dim)?);
         *self.vectors.borrow_mut() = Some((version, set.clone()));
@@ -190,7 +196,7 @@ impl Engine {
 
     /// The `k` stored vectors nearest `q`.
     fn scan(&self, store: &Store, model: &dyn Embedder, q: QueryVector, k: usize) -> Result<VectorTrace> {
-        let (set, load_ms) = self.vectors(store, model, q.v.len())?;
+        let (set, load_ms) = self.vectors(store, model, Some(q.v.len()))?;
         let t = Instant::now();
         let candidates = vector::top_k(store, &set, &q.v, k)?;
         Ok(VectorTrace::new(model, &set, &q, Found { candidates, load_ms, scan_ms: ms(t) }))
@@ -211,8 +217,7 @@ impl Engine {
     /// of the `k` best, which reads the store, waits for `work`.
     fn near_beside<T>(&self, store: &Store, text: &str, k: usize, work: impl FnOnce() -> T) -> Result<(T, VectorTrace)> {
         let model = self.model()?;
-        let dim = store.embedding_model()?.map_or(0, |(_, dim)| dim);
-        let (set, load_ms) = self.vectors(store, model, dim)?;
+        let (set, load_ms) = self.vectors(store, model, None)?;
         let cached = self.cached_query(text);
         let pool = vector::rescore_pool(k);
         let (out, (embedded, candidates, scan_ms)) = std::thread::scope(|s| {

@@ -154,21 +154,24 @@ fn ms(t: Instant) -> f64 {
 /// floors its IDF, log((N − n + ½) / (n + ½)) ≤ 0, at 10⁻⁶. Yet scoring
 /// every row it matches is most of what a query with a common word costs
 /// (about a microsecond a row). So such phrases are left out while another
-/// phrase remains, as long as the others still find `limit` chunks; the
-/// scores then lack parts below 10⁻⁵ each. Returns the phrases left out too.
+/// phrase remains, as long as the others still find `limit` chunks (not
+/// tried when their counts add up to fewer); the scores then lack parts
+/// below 10⁻⁵ each. Returns the phrases left out too.
 fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_weight: f64) -> Result<(Vec<Candidate>, Vec<String>)> {
     let phrases: Vec<&str> = q.phrases(index).iter().map(String::as_str).collect();
     if phrases.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
     let rows = store.index_rows(index)?;
-    let mut weighty = Vec::new();
+    let (mut weighty, mut reach) = (Vec::new(), 0);
     for &p in &phrases {
-        if 2 * store.docs_matching(index, p)? < rows {
+        let docs = store.docs_matching(index, p)?;
+        if 2 * docs < rows {
             weighty.push(p);
+            reach += docs;
         }
     }
-    if !weighty.is_empty() && weighty.len() < phrases.len() {
+    if !weighty.is_empty() && weighty.len() < phrases.len() && reach >= limit as i64 {
         let top = rank_phrases(store, index, &weighty, limit, heading_weight)?;
         if top.len() >= limit {
             let left_out = phrases.iter().filter(|p| !weighty.contains(p)).map(|p| p.to_string()).collect();
