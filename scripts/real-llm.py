@@ -5,8 +5,9 @@ configuration, grounded / correct / attributed / refused rates, time to first
 token (as the model server logs it) and total time.
 
 It starts ../shared/real-llm/server.mjs (node-llama-cpp, CPU) on loopback,
-ingests the English Rust Book into its own data dir (lexical: no embedder
-needed), and runs one split of fixtures/labelled/rust-book-en.jsonl
+ingests the English Rust Book into its own data dir (lexical, no embedder; or
+`--mode hybrid`: the built-in embedding model, installed into its own data
+dir, as the README sets kebab up), and runs one split of fixtures/labelled/rust-book-en.jsonl
 (src/eval/split.rs: FNV-1a of the id, odd = test; `--split dev` to tune, test
 to report). The unanswerable questions are taken in turn from each kind
 (near-miss, off-topic, partly matching). Correct = grounded and every
@@ -86,14 +87,18 @@ def gen_lines(log_path):
         return [l for l in f if l.startswith("[gen]")]
 
 
+def embedder(args):
+    return "none" if args.mode == "lexical" else "local"
+
+
 def write_config(path, spec, port, args):
     template, evidence, provider, k = (spec.split(":") + ["8"])[:4]
     with open(path, "w") as f:
         f.write(f"""[search]
-default_mode = "lexical"
+default_mode = "{args.mode}"
 default_k = {k}
 [embedding]
-provider = "none"
+provider = "{embedder(args)}"
 [rag]
 prompt_template_version = "{template}"
 evidence = "{evidence}"
@@ -175,6 +180,7 @@ def main():
     p.add_argument("--work", default="/tmp/real-llm-work")
     p.add_argument("--config", action="append", required=True, help="TEMPLATE:EVIDENCE:PROVIDER")
     p.add_argument("--split", choices=["dev", "test"], default="test")
+    p.add_argument("--mode", choices=["lexical", "hybrid"], default="lexical")
     p.add_argument("--answerable", type=int, default=30)
     p.add_argument("--unanswerable", type=int, default=15)
     p.add_argument("--attribution", default="auto")
@@ -184,11 +190,13 @@ def main():
     p.add_argument("--max-answer", type=int, default=200)
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    args.data = os.path.join(args.work, "data")
+    args.data = os.path.join(args.work, "data" if args.mode == "lexical" else "data-hybrid")
     if not os.path.exists(os.path.join(args.data, "kebab.db")):
-        cfg = os.path.join(args.work, "ingest.toml")
+        cfg = os.path.join(args.work, f"ingest-{args.mode}.toml")
         with open(cfg, "w") as f:
-            f.write('[search]\ndefault_mode = "lexical"\n[embedding]\nprovider = "none"\n')
+            f.write(f'[search]\ndefault_mode = "{args.mode}"\n[embedding]\nprovider = "{embedder(args)}"\n')
+        if args.mode == "hybrid":
+            subprocess.run([args.kebab, "--config", cfg, "--data-dir", args.data, "models", "install"], check=True)
         subprocess.run([args.kebab, "--config", cfg, "--data-dir", args.data, "ingest", "-q", args.book], check=True)
     items = [json.loads(l) for l in open(args.set) if l.strip()]
     items = [i for i in items if in_split(i["id"], args.split)]
@@ -208,7 +216,7 @@ def main():
             rows = run_config(spec, answerable + unanswerable, port, args, log_path)
             results.append(summary(spec, rows))
             print(results[-1], flush=True)
-        print("\n".join(["", f"model {args.name} ({os.path.basename(args.model)}), {args.threads} threads, attribution {args.attribution}"] + results))
+        print("\n".join(["", f"model {args.name} ({os.path.basename(args.model)}), {args.threads} threads, {args.mode}, attribution {args.attribution}"] + results))
     finally:
         proc.terminate()
 

@@ -37,7 +37,9 @@ const MAX_CODE: usize = 1200;
 
 enum Block {
     Prose(String),
-    List(Vec<String>),
+    /// Items with the indentation of their first line (a nested item is
+    /// indented under its parent).
+    List(Vec<(usize, String)>),
     Code(String),
 }
 
@@ -72,9 +74,19 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                 }
                 Block::List(items) => {
                     let first = out.len();
-                    for item in items {
+                    let mut indents = Vec::new();
+                    for (indent, item) in items {
                         if !item.trim().is_empty() {
+                            indents.push(indent);
                             out.push(Unit { n: *n, kind: UnitKind::Item, text: item, follow: Vec::new(), next: None });
+                        }
+                    }
+                    // An item that introduces ("… in these places:") brings
+                    // the items nested under it.
+                    for k in 0..indents.len() {
+                        if introduces(&out[first + k].text) {
+                            let nested = indents[k + 1..].iter().take_while(|&&d| d > indents[k]).count();
+                            out[first + k].follow = (first + k + 1..first + k + 1 + nested).take(MAX_ITEMS).collect();
                         }
                     }
                     if let Some(i) = intro.take() {
@@ -130,9 +142,9 @@ fn is_item(t: &str) -> Option<&str> {
 fn blocks(text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut para = String::new();
-    let mut items: Vec<String> = Vec::new();
+    let mut items: Vec<(usize, String)> = Vec::new();
     let mut fence: Option<Vec<&str>> = None;
-    let flush = |para: &mut String, items: &mut Vec<String>, out: &mut Vec<Block>| {
+    let flush = |para: &mut String, items: &mut Vec<(usize, String)>, out: &mut Vec<Block>| {
         if !para.trim().is_empty() {
             out.push(Block::Prose(std::mem::take(para)));
         }
@@ -170,10 +182,10 @@ fn blocks(text: &str) -> Vec<Block> {
             if !para.trim().is_empty() {
                 out.push(Block::Prose(std::mem::take(&mut para)));
             }
-            items.push(item.to_string());
+            items.push((line.len() - line.trim_start().len(), item.to_string()));
         } else if line.starts_with(' ') && !items.is_empty() && para.is_empty() {
             // An indented line continues the last item.
-            if let Some(last) = items.last_mut() {
+            if let Some((_, last)) = items.last_mut() {
                 last.push(' ');
                 last.push_str(t);
             }
@@ -249,6 +261,18 @@ mod tests {
         assert_eq!(texts(&us), ["Hives need three things:", "Dry frames.", "A queen that lays.", "Room to grow.", "That is all."]);
         assert_eq!(us[0].follow, vec![1, 2, 3]);
         assert!(us[4].follow.is_empty());
+    }
+
+    #[test]
+    fn an_item_ending_in_a_colon_brings_the_items_nested_under_it() {
+        let ev = vec![(
+            1,
+            "- **Frames**: a frame sits in one of these places:\n  - In the brood box\n  - In a super\n- **Lids**: every hive has one.\n".to_string(),
+        )];
+        let us = units(&ev);
+        assert_eq!(texts(&us), ["**Frames**: a frame sits in one of these places:", "In the brood box", "In a super", "**Lids**: every hive has one."]);
+        assert_eq!(us[0].follow, vec![1, 2]);
+        assert!(us[3].follow.is_empty(), "a sibling item is not nested");
     }
 
     #[test]
