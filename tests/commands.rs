@@ -75,6 +75,32 @@ fn doctor_passes_on_a_healthy_setup_and_explains_a_broken_config() {
 }
 
 #[test]
+fn postings_left_stale_are_reported_searched_around_and_rebuilt_by_the_next_ingest() {
+    let env = Env::new();
+    env.write("notes/a.md", "# Tides\n\nThe moon pulls the oceans into tides.\n\n# Glaciers\n\nIce carves valleys slowly.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let hits = |env: &Env| env.json(&["search", "moon tides"])["hits"].clone();
+    let before = hits(&env);
+    assert!(!before.as_array().unwrap().is_empty());
+    let postings = |env: &Env| {
+        let v = env.json(&["doctor"]);
+        v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "postings").cloned()
+    };
+    assert_eq!(postings(&env), None);
+    // As an ingest stopped between two batches leaves them.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.execute("INSERT INTO postings_stale(block) VALUES (0)", []).unwrap();
+    drop(conn);
+    let stale = postings(&env).expect("a postings check");
+    assert_eq!(stale["status"], "warn", "{stale}");
+    assert!(stale["fix"].as_str().unwrap().contains("kebab ingest"), "{stale}");
+    assert_eq!(hits(&env), before, "FTS5 ranks the same meanwhile");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(postings(&env), None);
+    assert_eq!(hits(&env), before);
+}
+
+#[test]
 fn a_database_from_a_newer_kebab_is_refused_untouched() {
     let env = Env::new();
     env.ok(&["init"]);

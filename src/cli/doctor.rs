@@ -274,6 +274,16 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
             )),
         }
     }
+    match store.stale_postings() {
+        Ok(0) => {}
+        Ok(n) => checks.push(check(
+            "postings",
+            Status::Warn,
+            format!("{n} blocks of chunks wait for their postings (an ingest stopped halfway): searches are slower until then"),
+            Some("run `kebab ingest` on your notes again: unchanged files are skipped and the postings rebuilt".into()),
+        )),
+        Err(e) => checks.push(check("postings", Status::Fail, format!("{e:#}"), None)),
+    }
     match store.stats() {
         Ok(s) if s.chunks == 0 => checks.push(check(
             "content",

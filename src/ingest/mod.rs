@@ -165,6 +165,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             summary.missing += store.count_missing(root_id, &target.scope_key(), &seen)?;
         }
     }
+    store.settle_postings()?;
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(summary)
 }

@@ -1,10 +1,11 @@
 //! Lexical retrieval: BM25 over the word index, plus the trigram index for
 //! Hangul/CJK, fused into one ranking.
 //!
-//! Each index ranks by BM25 summed over the query's phrases. A phrase whose
-//! scores the store keeps (a session's recurring words) is summed from
-//! them; the rest FTS5 scores (see `store::terms`). A phrase in half an
-//! index's chunks or more weighs nothing in BM25 and is left out (`rank`).
+//! Each index ranks by BM25 summed over the query's phrases, each phrase's
+//! scores from the postings the store keeps beside FTS5 (FTS5's BM25
+//! exactly), FTS5 scoring any phrase those cannot answer (see
+//! `store::terms`). A phrase in half an index's chunks or more weighs
+//! nothing in BM25 and is left out (`rank`).
 //!
 //! The two indexes' BM25 values are summed per chunk: each is a BM25 over a
 //! different cut of the same text (words, trigrams), so a chunk that matches
@@ -12,7 +13,6 @@
 //! against reciprocal-rank fusion (see README, Evaluation).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::query::{self, LexicalQuery};
 use super::{Citation, Retrieval, SearchHit};
-use crate::store::{FtsIndex, Kept, Scored, Store};
+use crate::store::{FtsIndex, Scored, Store};
 
 /// What `--trace` shows for a lexical search.
 #[derive(Debug, Clone, Serialize)]
@@ -186,32 +186,29 @@ fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_
 }
 
 /// The top `limit` for `phrases` ORed. BM25 is a sum over phrases, each
-/// part from the whole index: the kept phrases' scores plus FTS5's for the
-/// others give FTS5's ranking.
+/// part from the whole index: each phrase's scores from the postings kept
+/// beside FTS5, plus FTS5's for any those cannot answer, give FTS5's ranking.
 fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
     let candidate = |(chunk_id, score)| Candidate { chunk_id, score, index };
-    let mut kept: Vec<Arc<Scored>> = Vec::new();
+    let mut lists: Vec<Scored> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
-    let mut too_big = false;
     for &p in phrases {
         match store.phrase_scores(index, p, heading_weight)? {
-            Kept::Scores(s) => kept.push(s),
-            Kept::NotYet => rest.push(p),
-            Kept::TooBig => too_big = true,
+            Some(s) => lists.push(s),
+            None => rest.push(p),
         }
     }
-    if kept.is_empty() || too_big {
-        // FTS5 ranks the whole query and stops at `limit`. With a phrase too
-        // big to keep, this costs less than listing its every chunk.
+    if lists.is_empty() {
+        // FTS5 ranks the whole query and stops at `limit`.
         let top = store.bm25(index, &phrases.join(" OR "), heading_weight, Some(limit))?;
         return Ok(top.into_iter().map(candidate).collect());
     }
     if !rest.is_empty() {
-        // Every chunk the others match: a kept phrase may lift any of them.
+        // Every chunk the others match: a phrase from the postings may lift any of them.
         let (ids, scores) = store.bm25(index, &rest.join(" OR "), heading_weight, None)?.into_iter().unzip();
-        kept.push(Arc::new(Scored { ids, scores }));
+        lists.push(Scored { ids, scores });
     }
-    let mut all = sum_by_chunk(&kept);
+    let mut all = sum_by_chunk(&lists);
     let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if all.len() > limit {
         all.select_nth_unstable_by(limit, better);
@@ -222,7 +219,7 @@ fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, 
 }
 
 /// Each chunk in any of `lists` (each in chunk-id order) with its scores summed.
-fn sum_by_chunk(lists: &[Arc<Scored>]) -> Vec<(i64, f64)> {
+fn sum_by_chunk(lists: &[Scored]) -> Vec<(i64, f64)> {
     let mut at = vec![0; lists.len()];
     let mut out = Vec::with_capacity(lists.iter().map(|l| l.ids.len()).max().unwrap_or(0));
     loop {
@@ -307,22 +304,20 @@ mod tests {
     }
 
     #[test]
-    fn kept_phrase_scores_rank_as_fts5_does() {
+    fn the_postings_rank_as_fts5_does() {
         let dir = tempfile::tempdir().unwrap();
         let store = store_with(dir.path());
+        // "archive" and "검색" find 15 chunks, fewer than 20: the whole query is ranked.
         let query = "data index archive 검색";
-        // First: FTS5 ranks; second: every phrase's scores are computed and
-        // kept; third: summed from what was kept.
-        let fts5 = ranked(&store, query);
+        let fts5 = store.bm25(FtsIndex::Words, "\"data\" OR \"index\" OR \"archive\" OR \"검색\"*", 2.0, Some(20)).unwrap();
         assert_eq!(fts5.len(), 20);
         same(&ranked(&store, query), &fts5);
+        // Asked again, from the postings this connection keeps: the same.
         same(&ranked(&store, query), &fts5);
-        // Kept phrases beside one FTS5 has not seen: "cluster" is scored by
-        // FTS5 over every chunk it matches, "data" and "index" come from the cache.
-        let mixed = "data cluster index";
-        let fresh = Store::open(&dir.path().join("k.db"), false).unwrap();
-        let want = ranked(&fresh, mixed);
-        same(&ranked(&store, mixed), &want);
+        // With the postings stale (a commit that did not rebuild them), FTS5 ranks: the same.
+        let other = rusqlite::Connection::open(dir.path().join("k.db")).unwrap();
+        other.execute("INSERT INTO postings_stale(block) VALUES (99)", []).unwrap();
+        same(&ranked(&store, query), &fts5);
     }
 
     #[test]
@@ -353,7 +348,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_scores_follow_a_change_to_the_index() {
+    fn rankings_follow_a_change_to_the_index() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = store_with(dir.path());
         let query = "data archive";

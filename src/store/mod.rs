@@ -8,8 +8,10 @@
 mod answers;
 mod conversations;
 mod derived;
+mod postings;
 mod read;
 mod terms;
+mod tokens;
 mod vectors;
 mod write;
 
@@ -26,7 +28,7 @@ pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use derived::SourceRows;
 pub use read::{ChunkRow, DocRow, Stats};
-pub use terms::{FtsIndex, Kept, Scored};
+pub use terms::{FtsIndex, Scored};
 pub use vectors::{VectorSet, quantize};
 /// A one-document Markdown source of the given chunk texts, for tests elsewhere in the crate.
 #[cfg(test)]
@@ -63,6 +65,7 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0008_cjk_trigram_text.sql"),
         then: Some(derived::fill_cjk_words),
     },
+    Migration { name: "0009_postings", sql: include_str!("migrations/0009_postings.sql"), then: Some(postings::settle_all) },
 ];
 
 /// The schema level this build writes.
@@ -73,8 +76,10 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     readonly: bool,
-    /// Document counts of terms for the gate (see `terms`).
+    /// Document counts and postings of terms (see `terms`).
     terms: RefCell<terms::TermCache>,
+    /// Postings built beside a bulk ingest's batches (see `postings::Builder`).
+    building: Option<postings::Builder>,
 }
 
 impl Store {
@@ -91,7 +96,7 @@ impl Store {
         let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
-        let mut store = Store { conn, path: path.to_path_buf(), readonly, terms: RefCell::default() };
+        let mut store = Store { conn, path: path.to_path_buf(), readonly, terms: RefCell::default(), building: None };
         // Read the level before anything writes: switching a newer kebab's
         // database to WAL would already rewrite its header.
         store.check_level()?;
@@ -117,7 +122,7 @@ impl Store {
             let uri = sqlite_uri(path, immutable);
             let conn = Connection::open_with_flags(&uri, flags).with_context(|| format!("cannot open database {}", path.display()))?;
             conn.busy_timeout(Duration::from_secs(10))?;
-            let store = Store { conn, path: path.to_path_buf(), readonly: true, terms: RefCell::default() };
+            let store = Store { conn, path: path.to_path_buf(), readonly: true, terms: RefCell::default(), building: None };
             store.check_level()?;
             Ok(store)
         };
@@ -367,6 +372,27 @@ mod tests {
         store.conn.execute("DELETE FROM chunks WHERE id = 1", []).unwrap();
         assert_eq!(trigram(&store.conn, "\"소유권\""), 0);
         write::tests::assert_indexes_sound(&store);
+    }
+
+    #[test]
+    fn a_level_8_database_gets_the_postings_of_its_chunks_on_upgrade() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        drop(old_database(
+            &path,
+            8,
+            "VALUES (1, 1, 0, '[]', 'Cargo 노트', '오래된 소유권 메모: `cargo build`', 1, 1, 9, 'h', 1)",
+            "UPDATE chunks SET cjk_context = '노트', cjk_text = '오래된 소유권 메모';
+             INSERT INTO chunks_fts(rowid, context, text) SELECT id, context, text FROM chunks;
+             INSERT INTO chunks_trigram(rowid, context, text) SELECT id, cjk_context, cjk_text FROM chunks;",
+        ));
+        let store = Store::open(&path, false).unwrap();
+        for (index, phrase) in [(FtsIndex::Words, "\"cargo\""), (FtsIndex::Words, "\"소유\"*"), (FtsIndex::Trigrams, "\"소유권\"")] {
+            let got = store.phrase_scores(index, phrase, 2.0).unwrap().expect("built by the migration");
+            let want = store.bm25(index, phrase, 2.0, None).unwrap();
+            assert_eq!(got.ids, [1], "{phrase}");
+            assert!((got.scores[0] - want[0].1).abs() < 1e-12, "{phrase}: {got:?} against {want:?}");
+        }
     }
 
     #[test]

@@ -1,25 +1,18 @@
-//! What the gate and the snippets ask of the full-text indexes about a few
-//! chunks or one term, answered without walking the whole index each time.
+//! What the gate, the lexical ranking and the snippets ask of the full-text
+//! indexes about a few chunks or one term, answered without walking the
+//! whole index each time.
 //!
-//! * How many chunks hold a term (the gate's IDF, and the words the lexical
-//!   search leaves out as weighing nothing): FTS5 keeps no document
-//!   frequency, so counting walks the term's postings (tens of milliseconds
-//!   for a word in most chunks at 100k chunks, more for a Korean prefix,
-//!   whose postings are merged from every word sharing it). The count is
-//!   kept per process until the index changes: this connection's own writes
-//!   to chunks clear it, and `PRAGMA data_version` says when another
-//!   connection committed. How many rows an index holds is one read of
-//!   FTS5's own record of it.
 //! * Each chunk's BM25 score for one phrase (the lexical search's word or
-//!   trigram): FTS5 ranks a query by scoring every row that matches any of
-//!   its phrases, about a microsecond a row, so a query with words found in
-//!   most chunks costs ~100 ms at 100k chunks however few hits it keeps.
-//!   BM25 is a sum over the query's phrases, each part computed from the
-//!   phrase's own counts in the whole index and the chunk's length, so a
-//!   phrase's scores are the same in every query it is part of. They are
-//!   kept per process (the same invalidation as the counts) from the second
-//!   query that asks for the phrase: a one-off query costs what it did, and
-//!   a session's recurring common words are summed instead of rescored.
+//!   trigram), and how many chunks hold it (the gate's IDF, and the words
+//!   the lexical search leaves out as weighing nothing): from the postings
+//!   kept beside FTS5 (`postings`), FTS5's formula exactly. FTS5 itself
+//!   scores every row a query matches, about two microseconds a row, and
+//!   keeps no document frequency. A phrase's postings are kept per process
+//!   until the index changes: this connection's own writes to chunks clear
+//!   them, and `PRAGMA data_version` says when another connection
+//!   committed. When the postings cannot answer (stale blocks, a phrase of
+//!   several tokens) FTS5 ranks and counts. How many rows an index holds,
+//!   and their tokens, is one read of FTS5's own record of it.
 //! * Which of a few chunks match an expression, and their snippets: asked of
 //!   the whole index as `MATCH … AND rowid IN (…)`, FTS5 builds the full
 //!   postings of a prefix query once per listed id (hundreds of milliseconds
@@ -38,16 +31,15 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rusqlite::OptionalExtension;
 
+use super::postings::{self, Postings, Sizes};
 use super::Store;
 
 /// The most document counts kept; past it the cache starts over.
 const MAX_CACHED_TERMS: usize = 20_000;
 
-/// The most (chunk, score) pairs kept over all phrases: 64 MB. A phrase
-/// that would pass it is scored once more and then left to FTS5 with the
-/// rest of its query, as without the cache: a session whose common words
-/// outgrow it does not rescore them query after query.
-const MAX_CACHED_SCORES: usize = 4 << 20;
+/// The most postings entries kept over all phrases (24 bytes each): 100 MB.
+/// Past it the postings cache starts over.
+const MAX_CACHED_POSTINGS: usize = 4 << 20;
 
 /// One of the two full-text indexes over chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,36 +92,16 @@ pub struct Scored {
     pub scores: Vec<f64>,
 }
 
-/// A phrase's scores, if the store keeps them.
-#[derive(Debug)]
-pub enum Kept {
-    Scores(Arc<Scored>),
-    /// Asked for the first time (or inside a transaction).
-    NotYet,
-    /// Too many chunks match it to keep its scores.
-    TooBig,
-}
-
-/// Document counts of terms and phrases' scores, valid for one state of the index.
+/// Document counts and postings of phrases, valid for one state of the index.
 #[derive(Debug, Default)]
 pub(super) struct TermCache {
-    /// `PRAGMA data_version` when the counts were read.
+    /// `PRAGMA data_version` when they were read.
     version: Option<i64>,
     docs: HashMap<(FtsIndex, String), i64>,
-    phrases: HashMap<(FtsIndex, String), Phrase>,
-    /// (chunk, score) pairs held in `phrases`.
+    postings: HashMap<(FtsIndex, String), Arc<Postings>>,
+    /// Entries held in `postings`.
     held: usize,
-}
-
-/// What the cache knows of a phrase.
-#[derive(Debug)]
-enum Phrase {
-    /// Asked for once: the next query keeps its scores.
-    Seen,
-    /// Its scores, with the heading weight they were computed with.
-    Kept(f64, Arc<Scored>),
-    /// Its scores would pass `MAX_CACHED_SCORES`: FTS5 ranks it each time.
-    TooBig,
+    sizes: Sizes,
 }
 
 impl TermCache {
@@ -152,6 +124,9 @@ impl Store {
     /// How many chunks `index` finds for `expr` (an FTS5 MATCH
     /// expression), counted once per state of the index.
     pub fn docs_matching(&self, index: FtsIndex, expr: &str) -> Result<i64> {
+        if let Some(p) = self.postings(index, expr)? {
+            return Ok(p.ids.len() as i64);
+        }
         // Inside an open transaction the counts may include rows a rollback
         // takes back: not kept.
         if !self.conn.is_autocommit() {
@@ -167,10 +142,6 @@ impl Store {
             }
             if let Some(&n) = cache.docs.get(&key) {
                 return Ok(n);
-            }
-            // A kept phrase's scores list every chunk it matches.
-            if let Some(Phrase::Kept(_, kept)) = cache.phrases.get(&key) {
-                return Ok(kept.ids.len() as i64);
             }
         }
         let n = self.count_matching(index, expr)?;
@@ -192,12 +163,26 @@ impl Store {
     /// instead would read every chunk for the trigram index, whose rows are
     /// the chunks with Hangul/CJK.
     pub fn index_rows(&self, index: FtsIndex) -> Result<i64> {
+        Ok(self.averages(index)?.0)
+    }
+
+    /// How many rows `index` holds and how many tokens they hold in all:
+    /// FTS5's "averages" record, the row count then each column's tokens.
+    fn averages(&self, index: FtsIndex) -> Result<(i64, i64)> {
         let sql = format!("SELECT block FROM {}_data WHERE id = 1", index.table());
         let block: Option<Vec<u8>> = self.conn.prepare_cached(&sql)?.query_row([], |r| r.get(0)).optional()?;
         // No record, or an empty one (a new table): no rows.
-        let Some(block) = block.filter(|b| !b.is_empty()) else { return Ok(0) };
-        let n = read_varint(&block).with_context(|| format!("reading the row count of {}", index.table()))?;
-        Ok(n as i64)
+        let Some(block) = block.filter(|b| !b.is_empty()) else { return Ok((0, 0)) };
+        let damaged = || format!("reading the row count of {}", index.table());
+        let (rows, mut at) = read_varint(&block).with_context(damaged)?;
+        let mut tokens = 0;
+        // The index's two columns: heading context and text.
+        for _ in 0..2 {
+            let (n, used) = read_varint(&block[at..]).with_context(damaged)?;
+            tokens += n;
+            at += used;
+        }
+        Ok((rows as i64, tokens as i64))
     }
 
     /// BM25 for `expr` in `index`, higher is better, the title/heading
@@ -220,44 +205,36 @@ impl Store {
             .with_context(|| format!("searching {table}"))
     }
 
-    /// The scores of `phrase` alone in `index`, when kept: from the second
-    /// query that asks for it until the index changes (see the module
-    /// comment). Not yet the first time and inside a transaction (a
-    /// rollback may take rows back).
-    pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Kept> {
+    /// The BM25 scores of `phrase` alone in `index`, FTS5's exactly, from
+    /// the postings kept beside it; `None` when those cannot answer (see
+    /// `postings::read`) and FTS5 must rank the phrase.
+    pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Option<Scored>> {
+        let Some(p) = self.postings(index, phrase)? else { return Ok(None) };
+        let (rows, tokens) = self.averages(index)?;
+        Ok(Some(p.scores(heading_weight, rows, tokens)))
+    }
+
+    /// The postings of `phrase`, read once per state of the index (inside
+    /// a transaction every time: a rollback may take rows back).
+    fn postings(&self, index: FtsIndex, phrase: &str) -> Result<Option<Arc<Postings>>> {
         if !self.conn.is_autocommit() {
-            return Ok(Kept::NotYet);
+            return Ok(postings::read(&self.conn, index, phrase, &mut Sizes::default())?.map(Arc::new));
         }
         let version = self.data_version()?;
         let key = (index, phrase.to_string());
-        {
-            let mut cache = self.terms.borrow_mut();
-            let cache = cache.at(version);
-            match cache.phrases.get(&key) {
-                None => {
-                    cache.phrases.insert(key, Phrase::Seen);
-                    return Ok(Kept::NotYet);
-                }
-                Some(Phrase::TooBig) => return Ok(Kept::TooBig),
-                Some(Phrase::Kept(w, kept)) if *w == heading_weight => return Ok(Kept::Scores(kept.clone())),
-                Some(_) => {}
-            }
-        }
-        let (ids, scores) = self.bm25(index, phrase, heading_weight, None)?.into_iter().unzip();
-        let kept = Arc::new(Scored { ids, scores });
         let mut cache = self.terms.borrow_mut();
         let cache = cache.at(version);
-        if let Some(Phrase::Kept(_, old)) = cache.phrases.remove(&key) {
-            cache.held -= old.ids.len();
+        if let Some(p) = cache.postings.get(&key) {
+            return Ok(Some(p.clone()));
         }
-        // Used for this query either way: it is computed.
-        if cache.held + kept.ids.len() > MAX_CACHED_SCORES {
-            cache.phrases.insert(key, Phrase::TooBig);
-        } else {
-            cache.held += kept.ids.len();
-            cache.phrases.insert(key, Phrase::Kept(heading_weight, kept.clone()));
+        let Some(p) = postings::read(&self.conn, index, phrase, &mut cache.sizes)?.map(Arc::new) else { return Ok(None) };
+        if cache.held + p.ids.len() > MAX_CACHED_POSTINGS {
+            cache.postings.clear();
+            cache.held = 0;
         }
-        Ok(Kept::Scores(kept))
+        cache.held += p.ids.len();
+        cache.postings.insert(key, p.clone());
+        Ok(Some(p))
     }
 
     /// For each expression, which of `ids` the word index matches for it.
@@ -305,15 +282,16 @@ impl Store {
 
 /// SQLite's variable-length integer: big-endian groups of 7 bits, the high
 /// bit set on every byte but the last; a ninth byte gives all its 8 bits.
-fn read_varint(bytes: &[u8]) -> Result<u64> {
+/// Returns the number and the bytes it took.
+fn read_varint(bytes: &[u8]) -> Result<(u64, usize)> {
     let mut v: u64 = 0;
     for (i, &b) in bytes.iter().take(9).enumerate() {
         if i == 8 {
-            return Ok((v << 8) | u64::from(b));
+            return Ok(((v << 8) | u64::from(b), 9));
         }
         v = (v << 7) | u64::from(b & 0x7f);
         if b & 0x80 == 0 {
-            return Ok(v);
+            return Ok((v, i + 1));
         }
     }
     anyhow::bail!("the record ends inside a number")
@@ -419,10 +397,10 @@ mod tests {
 
     #[test]
     fn varints_read_as_sqlite_writes_them() {
-        assert_eq!(read_varint(&[0x05]).unwrap(), 5);
-        assert_eq!(read_varint(&[0x81, 0x00]).unwrap(), 128);
-        assert_eq!(read_varint(&[0x86, 0x93, 0x17, 0x99]).unwrap(), 100_759);
-        assert_eq!(read_varint(&[0xff; 9]).unwrap(), u64::MAX);
+        assert_eq!(read_varint(&[0x05]).unwrap(), (5, 1));
+        assert_eq!(read_varint(&[0x81, 0x00]).unwrap(), (128, 2));
+        assert_eq!(read_varint(&[0x86, 0x93, 0x17, 0x99]).unwrap(), (100_759, 3));
+        assert_eq!(read_varint(&[0xff; 9]).unwrap(), (u64::MAX, 9));
         assert!(read_varint(&[0x81]).is_err());
     }
 

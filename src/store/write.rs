@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::derived::{ChunkColumns, DocColumns, SourceRows};
+use super::postings::{self, Settle};
 use super::{Store, now_rfc3339};
 
 /// A piece of a document ready to be stored: its text, where it sits in the
@@ -163,21 +164,27 @@ impl Store {
         self.terms.get_mut().clear();
         if self.conn.is_autocommit() {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let out = apply_source_in(&tx, rows, force)?;
+            let out = apply_source_in(&tx, rows, force, None)?;
+            postings::settle(&tx, Settle::All, None)?;
             tx.commit().context("committing the index update")?;
             return Ok(out);
         }
         // No savepoint per file: FTS5 writes its pending terms out as a new
         // segment at every SAVEPOINT, and merging those tiny segments was
         // 60% of a bulk ingest (docs/performance.md, issue 20).
-        apply_source_in(&self.conn, rows, force).inspect_err(|_| self.rollback_batch())
+        let out = apply_source_in(&self.conn, rows, force, self.building.as_ref());
+        if out.is_err() {
+            self.rollback_batch();
+        }
+        out
     }
 
     /// Opens a write transaction that several `apply_source` calls share.
     /// FTS5 writes a new index segment per commit, so committing every file
     /// separately costs several times the work of committing a batch of them.
-    pub fn begin_batch(&self) -> Result<()> {
+    pub fn begin_batch(&mut self) -> Result<()> {
         self.ensure_writable()?;
+        self.building.get_or_insert_with(postings::Builder::start);
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         Ok(())
     }
@@ -185,13 +192,38 @@ impl Store {
     /// Commits the open batch, if any.
     pub fn commit_batch(&self) -> Result<()> {
         if !self.conn.is_autocommit() {
+            postings::settle(&self.conn, Settle::Full, self.building.as_ref())?;
             self.conn.execute_batch("COMMIT").context("committing the index update")?;
         }
         Ok(())
     }
 
+    /// Rebuilds what a bulk ingest left of the postings (`commit_batch`
+    /// leaves the block it is filling), in its own transaction.
+    pub fn settle_postings(&mut self) -> Result<()> {
+        self.ensure_writable()?;
+        let building = self.building.take();
+        if self.stale_postings()? == 0 {
+            return Ok(());
+        }
+        // Immediate: a read that turns into a write fails at once if another
+        // writer committed in between (SQLITE_BUSY_SNAPSHOT).
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        postings::settle(&tx, Settle::All, building.as_ref())?;
+        tx.commit().context("committing the postings")?;
+        Ok(())
+    }
+
+    /// Blocks of chunks whose postings wait to be rebuilt: left by an
+    /// ingest stopped halfway; searches ask FTS5 until the next write.
+    pub fn stale_postings(&self) -> Result<i64> {
+        postings::stale_blocks(&self.conn)
+    }
+
     /// Drops the open batch, if any, after a failure: nothing of it is kept.
-    pub fn rollback_batch(&self) {
+    pub fn rollback_batch(&mut self) {
+        // What it built is of chunks that are no longer there.
+        self.building = None;
         if !self.conn.is_autocommit() {
             // Called on the way out with an error that says more; a failed
             // rollback keeps nothing either (SQLite rolls back on close).
@@ -230,6 +262,7 @@ impl Store {
             }
             tx.execute("DELETE FROM sources WHERE id = ?1", [source_id])?;
         }
+        postings::settle(&tx, Settle::All, None)?;
         tx.commit()?;
         Ok(removed)
     }
@@ -309,6 +342,7 @@ impl Store {
                 delete_document(&tx, id)?;
             }
             tx.execute("DELETE FROM sources WHERE id = ?1", [stale])?;
+            postings::settle(&tx, Settle::All, None)?;
         }
         tx.execute(
             "UPDATE sources SET root_id = ?2, rel_path = ?3, indexed_at = ?4 WHERE id = ?1",
@@ -340,7 +374,7 @@ fn in_scope(rel: &str, scope: &str) -> bool {
     scope.is_empty() || rel == scope || rel.strip_prefix(scope).is_some_and(|rest| rest.starts_with('/'))
 }
 
-fn apply_source_in(tx: &Connection, rows: &SourceRows, force: bool) -> Result<SourceOutcome> {
+fn apply_source_in(tx: &Connection, rows: &SourceRows, force: bool, building: Option<&postings::Builder>) -> Result<SourceOutcome> {
     let input = &rows.input;
     let now = now_rfc3339();
     tx.execute(
@@ -414,7 +448,7 @@ fn apply_source_in(tx: &Connection, rows: &SourceRows, force: bool) -> Result<So
                 tx.last_insert_rowid()
             }
         };
-        out.chunks_written += insert_chunks(tx, doc_id, doc, &cols.chunks)?;
+        out.chunks_written += insert_chunks(tx, doc_id, doc, &cols.chunks, building)?;
     }
     for (path, (id, _)) in &existing {
         if !seen.contains(path.as_str()) {
@@ -433,9 +467,15 @@ fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
 
 /// Inserts a document's chunks and their full-text rows (the word index for
 /// every chunk, the trigram index for those with Hangul/CJK), as the
-/// `chunks_ad`/`chunks_au` triggers keep them on delete and update. No insert
-/// trigger: see migration 0006.
-fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput, cols: &[ChunkColumns]) -> Result<usize> {
+/// `chunks_ad`/`chunks_au` triggers keep them on delete and update, and
+/// marks their postings to rebuild. No insert trigger: see migration 0006.
+fn insert_chunks(
+    tx: &Connection,
+    doc_id: i64,
+    doc: &DocumentInput,
+    cols: &[ChunkColumns],
+    building: Option<&postings::Builder>,
+) -> Result<usize> {
     let mut chunk_row = tx.prepare_cached(
         "INSERT INTO chunks(doc_id, ordinal, heading_path_json, context, text, line_start, line_end,
            token_estimate, content_hash, has_cjk, cjk_context, cjk_text)
@@ -463,6 +503,15 @@ fn insert_chunks(tx: &Connection, doc_id: i64, doc: &DocumentInput, cols: &[Chun
         if col.cjk.is_some() {
             trigrams.execute(params![id, cjk_context, cjk_text])?;
         }
+        // Once per block: a document's chunks mostly share one.
+        if ordinal == 0 || id >> postings::BLOCK_BITS != (id - 1) >> postings::BLOCK_BITS {
+            postings::mark_stale(tx, id)?;
+        }
+        if let Some(building) = building {
+            let words = [col.context.clone(), chunk.text.clone()];
+            let cjk = col.cjk.clone().map(|(c, t)| [c, t]);
+            building.add(postings::ChunkText { id, words, cjk })?;
+        }
     }
     Ok(doc.chunks.len())
 }
@@ -473,10 +522,23 @@ pub(crate) mod tests {
 
     /// One Markdown source of one document whose chunks are `texts`.
     pub(crate) fn source(root_id: i64, name: &str, texts: &[&str]) -> SourceRows {
-        let chunks = texts
+        let chunks: Vec<(&str, &str)> = texts.iter().map(|t| ("", *t)).collect();
+        source_with_headings(root_id, name, &chunks)
+    }
+
+    /// One Markdown source of one document of chunks (heading, text); an
+    /// empty heading is none.
+    pub(crate) fn source_with_headings(root_id: i64, name: &str, chunks: &[(&str, &str)]) -> SourceRows {
+        let texts: Vec<&str> = chunks.iter().map(|c| c.1).collect();
+        let chunks = chunks
             .iter()
             .enumerate()
-            .map(|(i, t)| ChunkDraft { heading_path: vec![], text: t.to_string(), line_start: i as u32 + 1, line_end: i as u32 + 1 })
+            .map(|(i, (h, t))| ChunkDraft {
+                heading_path: if h.is_empty() { vec![] } else { vec![h.to_string()] },
+                text: t.to_string(),
+                line_start: i as u32 + 1,
+                line_end: i as u32 + 1,
+            })
             .collect();
         SourceInput {
             root_id,

@@ -1,0 +1,489 @@
+//! The `postings` table: each token's chunks, kept beside the two FTS5
+//! indexes so that a common word is ranked without FTS5 scoring its every row.
+//!
+//! FTS5 ranks a query by computing BM25 for every row any phrase matches,
+//! reading the row's positions and its size (about two microseconds a row),
+//! and merges the postings of every word sharing a prefix first: a Korean
+//! word in a third of 100,000 chunks took 90–170 ms, against a 30 ms budget
+//! for a whole question (docs/performance.md, issue 20). Here each token of
+//! each chunk is kept with what BM25 needs: the chunk, the token's count in
+//! each column and the chunk's size in tokens. A phrase's scores are then a
+//! read of a few blobs and arithmetic, FTS5's formula exactly
+//! (`Postings::scores`).
+//!
+//! The tokens are FTS5's own (`tokens`). Chunks are grouped in blocks of
+//! 4,096 ids, one row per (index, block, token) and one of the chunks'
+//! sizes per (index, block) (the format: migration 0009). The writer marks
+//! a block stale when it inserts a chunk there, triggers when a chunk is
+//! deleted or updated; `settle` rebuilds the stale blocks before the write
+//! commits, in the same transaction, so the table never disagrees with a
+//! committed index. A bulk ingest leaves the block it is filling until it
+//! ends. A reader that finds any block stale (a writer's open transaction,
+//! an ingest stopped halfway) asks FTS5 instead.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+
+mod build;
+
+use super::FtsIndex;
+use super::terms::Scored;
+use super::tokens::{Purpose, Tokenizer, Tokens};
+use build::BlockLists;
+pub use build::{Builder, ChunkText};
+
+/// Chunk ids per block: `id >> BLOCK_BITS` (also in migration 0009's triggers).
+/// Larger blocks make fewer rows to read; smaller ones less to rebuild
+/// when one file changes (a block of 4,096 chunks of 800 bytes: about 50 ms).
+pub const BLOCK_BITS: u32 = 12;
+
+/// FTS5's BM25 constants (`fts5Bm25Function`).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+impl FtsIndex {
+    /// The index's number in the `postings` table.
+    fn code(self) -> i64 {
+        match self {
+            FtsIndex::Words => 0,
+            FtsIndex::Trigrams => 1,
+        }
+    }
+}
+
+/// One phrase's chunks, in id order, with what BM25 needs of each.
+#[derive(Debug, Default)]
+pub struct Postings {
+    pub ids: Vec<i64>,
+    /// How often the phrase occurs in the chunk's heading column and in its text.
+    counts: Vec<[u32; 2]>,
+    /// The chunk's size in tokens, both columns.
+    sizes: Vec<u32>,
+}
+
+impl Postings {
+    /// FTS5's BM25 of the phrase alone for each chunk, higher is better:
+    /// IDF from the chunks it is in out of `rows`, the heading column's
+    /// occurrences weighted `heading_weight`, lengths against the index's
+    /// average, `tokens` / `rows`.
+    pub fn scores(&self, heading_weight: f64, rows: i64, tokens: i64) -> Scored {
+        let (n, rows) = (self.ids.len() as f64, rows as f64);
+        let idf = ((rows - n + 0.5) / (n + 0.5)).ln();
+        // FTS5 floors a phrase in half the rows or more.
+        let idf = if idf <= 0.0 { 1e-6 } else { idf };
+        let avgdl = tokens as f64 / rows;
+        let scores = self
+            .counts
+            .iter()
+            .zip(&self.sizes)
+            .map(|(&[head, body], &size)| {
+                let f = heading_weight * f64::from(head) + f64::from(body);
+                idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * f64::from(size) / avgdl))
+            })
+            .collect();
+        Scored { ids: self.ids.clone(), scores }
+    }
+}
+
+/// The postings of `phrase` (a query's `"word"` or `"word"*`) in `index`,
+/// or `None` when the table cannot answer: a block is stale, or the phrase
+/// is not one token (FTS5 matches those as phrases of adjacent tokens).
+pub fn read(conn: &Connection, index: FtsIndex, phrase: &str, sizes: &mut Sizes) -> Result<Option<Postings>> {
+    let Some((inner, prefix)) = phrase.strip_prefix('"').and_then(|p| match p.strip_suffix("\"*") {
+        Some(inner) => Some((inner, true)),
+        None => p.strip_suffix('"').map(|inner| (inner, false)),
+    }) else {
+        return Ok(None);
+    };
+    if inner.contains('"') || any_stale(conn)? {
+        return Ok(None);
+    }
+    let mut tokens = Tokens::default();
+    Tokenizer::new(conn, index)?.tokenize(inner, Purpose::Query { prefix }, &mut tokens)?;
+    let Some(token) = tokens.iter().next().filter(|_| tokens.len() == 1) else { return Ok(None) };
+    let mut out = Postings::default();
+    if !prefix {
+        // One token: a row per block it is in, its entries in id order.
+        let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
+        for b in 0..=last_block(conn, index)? {
+            let mut rows = stmt.query(params![index.code(), b, token])?;
+            if let Some(r) = rows.next()? {
+                decode(b, r.get_ref(0)?.as_blob()?, |id, counts| {
+                    out.ids.push(id);
+                    out.counts.push(counts);
+                })?;
+            }
+        }
+    } else {
+        // Every token starting with these bytes (no UTF-8 holds 0xFF, so
+        // they all sort below the token followed by it), block by block:
+        // their counts are summed per chunk.
+        let mut past = token.to_vec();
+        past.push(0xFF);
+        let mut stmt =
+            conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term >= ?3 AND term < ?4")?;
+        let mut block: Vec<Option<[u32; 2]>> = vec![None; 1 << BLOCK_BITS];
+        for b in 0..=last_block(conn, index)? {
+            let base = b << BLOCK_BITS;
+            let mut rows = stmt.query(params![index.code(), b, token, past])?;
+            while let Some(r) = rows.next()? {
+                decode(b, r.get_ref(0)?.as_blob()?, |id, [head, body]| {
+                    let counts = block[(id - base) as usize].get_or_insert([0, 0]);
+                    counts[0] += head;
+                    counts[1] += body;
+                })?;
+            }
+            for (i, counts) in block.iter_mut().enumerate() {
+                if let Some(counts) = counts.take() {
+                    out.ids.push(base + i as i64);
+                    out.counts.push(counts);
+                }
+            }
+        }
+    }
+    out.sizes = sizes.of(conn, index, &out.ids)?;
+    Ok(Some(out))
+}
+
+/// Chunks' sizes in tokens, per block as read from its size list (the
+/// row of the empty token), for one state of the index.
+#[derive(Debug, Default)]
+pub struct Sizes(HashMap<(FtsIndex, i64), Vec<u32>>);
+
+impl Sizes {
+    /// The size of each of `ids` (in id order).
+    fn of(&mut self, conn: &Connection, index: FtsIndex, ids: &[i64]) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut block: (i64, &[u32]) = (-1, &[]);
+        for &id in ids {
+            let b = id >> BLOCK_BITS;
+            if block.0 != b {
+                if let std::collections::hash_map::Entry::Vacant(v) = self.0.entry((index, b)) {
+                    v.insert(read_sizes(conn, index, b)?);
+                }
+                block = (b, &self.0[&(index, b)]);
+            }
+            out.push(block.1[(id - (b << BLOCK_BITS)) as usize]);
+        }
+        Ok(out)
+    }
+}
+
+/// Block `b`'s size list, by the chunk's place in the block.
+fn read_sizes(conn: &Connection, index: FtsIndex, b: i64) -> Result<Vec<u32>> {
+    let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = x''")?;
+    let data: Vec<u8> = stmt.query_row(params![index.code(), b], |r| r.get(0)).optional()?.ok_or_else(damaged)?;
+    let mut sizes = vec![0; 1 << BLOCK_BITS];
+    let (mut at, mut place) = (0, 0);
+    while at < data.len() {
+        place += varint(&data, &mut at).ok_or_else(damaged)? as usize;
+        *sizes.get_mut(place).ok_or_else(damaged)? = varint(&data, &mut at).ok_or_else(damaged)? as u32;
+    }
+    Ok(sizes)
+}
+
+/// The last block `index` has postings in (-1: none).
+fn last_block(conn: &Connection, index: FtsIndex) -> Result<i64> {
+    let sql = "SELECT coalesce(max(block), -1) FROM postings WHERE idx = ?1";
+    Ok(conn.prepare_cached(sql)?.query_row([index.code()], |r| r.get(0))?)
+}
+
+fn damaged() -> anyhow::Error {
+    anyhow::anyhow!("a postings list of the index is damaged: run `kebab ingest --force`")
+}
+
+/// Each entry of a block's list: (chunk id, counts in the heading and the text).
+fn decode(block: i64, data: &[u8], mut entry: impl FnMut(i64, [u32; 2])) -> Result<()> {
+    let (mut at, mut id) = (0, block << BLOCK_BITS);
+    while at < data.len() {
+        // The distance from the last id, doubled, plus one if the heading
+        // holds the token; the count in the text; the count in the heading if any.
+        let step = varint(data, &mut at).ok_or_else(damaged)?;
+        let body = varint(data, &mut at).ok_or_else(damaged)?;
+        let head = if step & 1 == 1 { varint(data, &mut at).ok_or_else(damaged)? } else { 0 };
+        id += (step >> 1) as i64;
+        entry(id, [head as u32, body as u32]);
+    }
+    Ok(())
+}
+
+/// Marks the block of a chunk just inserted for `settle` to rebuild.
+pub fn mark_stale(conn: &Connection, chunk_id: i64) -> Result<()> {
+    conn.prepare_cached("INSERT OR IGNORE INTO postings_stale(block) VALUES (?1)")?.execute([chunk_id >> BLOCK_BITS])?;
+    Ok(())
+}
+
+/// How many blocks wait for `settle`.
+pub fn stale_blocks(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT count(*) FROM postings_stale", [], |r| r.get(0))?)
+}
+
+fn any_stale(conn: &Connection) -> Result<bool> {
+    Ok(conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM postings_stale)")?.query_row([], |r| r.get(0))?)
+}
+
+/// Which stale blocks `settle` rebuilds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    All,
+    /// All but the block of the newest chunk, which a bulk ingest's next
+    /// batch goes on filling: rebuilt once, when the ingest ends.
+    Full,
+}
+
+/// Rebuilds the postings of the stale blocks from the chunks they hold now.
+/// Called inside the transaction that wrote the chunks, before it commits.
+///
+/// A block `building` built as its chunks were written is taken as it is
+/// when it holds exactly the chunks the block holds. The others are read
+/// back: a second thread tokenizes each block while this one writes the
+/// lists of the block before.
+pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> Result<()> {
+    let newest: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))?;
+    let blocks: Vec<i64> = conn
+        .prepare_cached("SELECT block FROM postings_stale ORDER BY block")?
+        .query_map([], |r| r.get(0))?
+        .filter(|b| which == Settle::All || b.as_ref().is_ok_and(|&b| b != newest >> BLOCK_BITS))
+        .collect::<rusqlite::Result<_>>()?;
+    if blocks.is_empty() {
+        return Ok(());
+    }
+    let mut built = match building {
+        Some(b) => b.take(which, newest >> BLOCK_BITS)?,
+        None => Default::default(),
+    };
+    let mut ids = conn.prepare_cached("SELECT id FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY id")?;
+    let mut write = Writer::new(conn)?;
+    let mut rebuild = Vec::new();
+    for &b in &blocks {
+        let holds: Vec<i64> = ids.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        match built.remove(&b) {
+            Some(block) if block.ids == holds => write.block(b, block.lists)?,
+            _ => rebuild.push(b),
+        }
+    }
+    rebuild_blocks(conn, &rebuild, &mut write)?;
+    let mut done = conn.prepare_cached("DELETE FROM postings_stale WHERE block = ?1")?;
+    for b in blocks {
+        done.execute([b]).context("settling the postings")?;
+    }
+    Ok(())
+}
+
+/// Replaces a block's rows with its new lists.
+struct Writer<'c> {
+    clear: rusqlite::CachedStatement<'c>,
+    insert: rusqlite::CachedStatement<'c>,
+}
+
+impl<'c> Writer<'c> {
+    fn new(conn: &'c Connection) -> Result<Writer<'c>> {
+        Ok(Writer {
+            clear: conn.prepare_cached("DELETE FROM postings WHERE idx IN (0, 1) AND block = ?1")?,
+            insert: conn.prepare_cached("INSERT INTO postings(idx, term, block, data) VALUES (?1, ?2, ?3, ?4)")?,
+        })
+    }
+
+    fn block(&mut self, b: i64, lists: [BlockLists; 2]) -> Result<()> {
+        self.clear.execute([b])?;
+        for (index, lists) in [FtsIndex::Words, FtsIndex::Trigrams].into_iter().zip(lists) {
+            if lists.sizes.is_empty() {
+                continue;
+            }
+            self.insert.execute(params![index.code(), &[] as &[u8], b, lists.sizes])?;
+            for list in lists.lists {
+                self.insert.execute(params![index.code(), list.term, b, list.data])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds `blocks` from the chunks they hold, read back from the table.
+fn rebuild_blocks(conn: &Connection, blocks: &[i64], write: &mut Writer) -> Result<()> {
+    // The columns each index holds: every chunk's heading context and text
+    // in the word index; the Hangul/CJK words of those with any in the trigram index.
+    let mut chunks = conn.prepare_cached(
+        "SELECT id, context, text, CASE WHEN has_cjk THEN coalesce(cjk_context, '') END, coalesce(cjk_text, '')
+         FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY id",
+    )?;
+    let mut read = |b: i64| -> Result<Vec<ChunkText>> {
+        let rows = chunks.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| {
+            let cjk = match r.get::<_, Option<String>>(3)? {
+                Some(context) => Some([context, r.get(4)?]),
+                None => None,
+            };
+            Ok(ChunkText { id: r.get(0)?, words: [r.get(1)?, r.get(2)?], cjk })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    std::thread::scope(|scope| -> Result<()> {
+        let (to_helper, texts) = std::sync::mpsc::sync_channel::<(i64, Vec<ChunkText>)>(1);
+        let (to_writer, built) = std::sync::mpsc::sync_channel::<Result<(i64, [BlockLists; 2])>>(1);
+        scope.spawn(move || {
+            let made = build::Tokenizers::new();
+            for (b, chunks) in texts {
+                let lists = made.as_ref().map_err(|e| anyhow::anyhow!("{e:#}")).and_then(|t| build::build(&t.both, b, &chunks));
+                // The writer stopped (an error): stop too.
+                if to_writer.send(lists.map(|l| (b, l))).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut pending = blocks.iter();
+        if let Some(&b) = pending.next() {
+            to_helper.send((b, read(b)?))?;
+        }
+        for _ in blocks {
+            if let Some(&b) = pending.next() {
+                to_helper.send((b, read(b)?))?;
+            }
+            let (b, lists) = built.recv().context("the postings thread stopped")??;
+            write.block(b, lists)?;
+        }
+        Ok(())
+    })
+}
+
+/// Every stale block (a migration's step).
+pub fn settle_all(conn: &Connection) -> Result<()> {
+    settle(conn, Settle::All, None)
+}
+
+/// LEB128: seven bits a byte, low first, the high bit on every byte but the last.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The LEB128 number at `at`, moving `at` past it.
+#[inline]
+fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::write::tests::source_with_headings as notes;
+
+    /// (heading, text): headings weigh apart in BM25.
+    const CHUNKS: &[(&str, &str)] = &[
+        ("Borrowing", "The borrow checker runs before code generation; data flows."),
+        ("", "Borrowed data, borrowed twice: borrowing rules keep references valid."),
+        ("검색 기능", "검색은 색인에서 시작합니다. 검색을 다시 하면 검색어가 바뀝니다. data"),
+        ("", "소유권은 러스트의 핵심 개념입니다. 소유권을 이해하면 검색도 쉽습니다."),
+        ("Cargo", "Cargo builds the crate and its data."),
+        ("", "A note with nothing in common but data."),
+    ];
+
+    /// Phrases as the query builder writes them: exact words, Korean
+    /// prefixes, trigrams; one in most chunks.
+    const PHRASES: &[(FtsIndex, &str)] = &[
+        (FtsIndex::Words, "\"borrow\""),
+        (FtsIndex::Words, "\"검색\"*"),
+        (FtsIndex::Words, "\"검색은\""),
+        (FtsIndex::Words, "\"data\""),
+        (FtsIndex::Words, "\"cargo\""),
+        (FtsIndex::Trigrams, "\"소유권\""),
+        (FtsIndex::Trigrams, "\"검색은\""),
+    ];
+
+    /// The postings' scores of every phrase are FTS5's own, chunk for chunk.
+    fn same_as_fts5(store: &Store) {
+        for &(index, phrase) in PHRASES {
+            for weight in [1.0, 2.5] {
+                let got = store.phrase_scores(index, phrase, weight).unwrap().expect("the postings answer");
+                let want = store.bm25(index, phrase, weight, None).unwrap();
+                assert!(!want.is_empty(), "{phrase} matches something");
+                assert_eq!(got.ids, want.iter().map(|w| w.0).collect::<Vec<_>>(), "{phrase}");
+                for (g, (id, w)) in got.scores.iter().zip(&want) {
+                    assert!((g - w).abs() < 1e-9, "{phrase}, chunk {id}: {g} against FTS5's {w}");
+                }
+            }
+        }
+    }
+
+    fn stale_blocks(store: &Store) -> i64 {
+        store.conn.query_row("SELECT count(*) FROM postings_stale", [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn scores_from_the_postings_are_fts5s_through_writes_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        // A bulk ingest's batch: the builder's thread makes the lists, taken as they are.
+        store.begin_batch().unwrap();
+        store.apply_source(&notes(root, "a.md", CHUNKS), false).unwrap();
+        store.commit_batch().unwrap();
+        store.settle_postings().unwrap();
+        same_as_fts5(&store);
+        // The next chunks take ids on both sides of a block's end.
+        let next = (1 << BLOCK_BITS) - 3;
+        store.conn.execute("UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'chunks'", [next]).unwrap();
+        store.apply_source(&notes(root, "b.md", CHUNKS), false).unwrap();
+        let blocks: Vec<i64> = store.conn.prepare("SELECT DISTINCT block FROM postings ORDER BY block").unwrap()
+            .query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        assert_eq!(blocks, [0, 1]);
+        same_as_fts5(&store);
+        // A file changes (its chunks leave and come back with new ids), in a batch.
+        let mut changed = CHUNKS.to_vec();
+        changed[0] = ("Borrowing", "Nothing about it here.");
+        store.begin_batch().unwrap();
+        store.apply_source(&notes(root, "a.md", &changed), false).unwrap();
+        assert!(stale_blocks(&store) > 0);
+        assert!(store.phrase_scores(FtsIndex::Words, "\"borrow\"", 1.0).unwrap().is_none(), "stale: FTS5 answers");
+        store.commit_batch().unwrap();
+        assert_eq!(stale_blocks(&store), 1, "the newest chunk's block waits for the ingest's end");
+        store.settle_postings().unwrap();
+        assert_eq!(stale_blocks(&store), 0);
+        same_as_fts5(&store);
+        // A file leaves.
+        let seen = ["a.md".to_string()].into_iter().collect();
+        assert_eq!(store.prune(root, "", &seen).unwrap(), 1);
+        same_as_fts5(&store);
+    }
+
+    #[test]
+    fn a_phrase_of_several_tokens_is_left_to_fts5() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir.path()).unwrap();
+        store.apply_source(&notes(root, "a.md", CHUNKS), false).unwrap();
+        assert!(store.phrase_scores(FtsIndex::Words, "\"borrow checker\"", 1.0).unwrap().is_none());
+        assert!(store.phrase_scores(FtsIndex::Words, "borrow", 1.0).unwrap().is_none(), "not a quoted phrase");
+        assert_eq!(store.docs_matching(FtsIndex::Words, "\"borrow checker\"").unwrap(), 1);
+    }
+
+    #[test]
+    fn lists_read_back_as_written_and_a_damaged_one_says_what_to_do() {
+        let mut data = Vec::new();
+        // Chunk +5: twice in the text, once in the heading; chunk +7: once in the text.
+        for v in [5 << 1 | 1, 2, 1, 2 << 1, 1] {
+            put_varint(&mut data, v);
+        }
+        let mut got = Vec::new();
+        decode(1, &data, |id, counts| got.push((id, counts))).unwrap();
+        let base = 1 << BLOCK_BITS;
+        assert_eq!(got, [(base + 5, [1, 2]), (base + 7, [0, 1])]);
+        data.push(0x80);
+        let err = decode(1, &data, |_, _| {}).unwrap_err();
+        assert!(err.to_string().contains("kebab ingest --force"), "{err}");
+    }
+}
