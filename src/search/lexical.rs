@@ -338,7 +338,7 @@ mod tests {
         for (x, y) in got.iter().zip(&fts5) {
             assert!((x.1 - y.1).abs() < 1e-5 && x.1 > 0.5, "{x:?} vs {y:?}");
         }
-        // Asked again, from kept scores: the same.
+        // Asked again, from the postings this connection keeps: the same.
         assert_eq!(top(5), (got, left_out));
         // Top 20: "archive" alone finds 9, so the whole query is ranked and
         // chunks only the common words match fill the rest.

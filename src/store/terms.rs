@@ -37,7 +37,7 @@ use super::Store;
 /// The most document counts kept; past it the cache starts over.
 const MAX_CACHED_TERMS: usize = 20_000;
 
-/// The most postings entries kept over all phrases (24 bytes each): 100 MB.
+/// The most postings entries kept over all phrases (20 bytes each): 80 MB.
 /// Past it the postings cache starts over.
 const MAX_CACHED_POSTINGS: usize = 4 << 20;
 
