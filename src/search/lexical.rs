@@ -159,12 +159,8 @@ fn ms(t: Instant) -> f64 {
 /// below 10⁻⁵ each. Returns the phrases left out too.
 fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_weight: f64) -> Result<(Vec<Candidate>, Vec<String>)> {
     let phrases: Vec<&str> = q.phrases(index).iter().map(String::as_str).collect();
-    match phrases.len() {
-        0 => return Ok((Vec::new(), Vec::new())),
-        // Nothing to leave out, so nothing to count (a Korean prefix's
-        // count merges the postings of every word sharing it).
-        1 => return Ok((rank_phrases(store, index, &phrases, limit, heading_weight)?, Vec::new())),
-        _ => {}
+    if phrases.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
     }
     let rows = store.index_rows(index)?;
     let (mut weighty, mut reach) = (Vec::new(), 0);

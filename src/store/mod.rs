@@ -6,6 +6,7 @@
 //! database from a newer kebab is refused before anything touches it.
 
 mod answers;
+mod batch;
 mod conversations;
 mod derived;
 mod postings;
