@@ -67,6 +67,7 @@ const MIGRATIONS: &[Migration] = &[
         then: Some(derived::fill_cjk_words),
     },
     Migration { name: "0009_postings", sql: include_str!("migrations/0009_postings.sql"), then: Some(postings::settle_all) },
+    sql("0010_fts_hashsize", include_str!("migrations/0010_fts_hashsize.sql")),
 ];
 
 /// The schema level this build writes.
