@@ -12,7 +12,8 @@
 //! both ways ranks above one that matches one way — measured on KorQuAD
 //! against reciprocal-rank fusion (see README, Evaluation).
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -186,7 +187,7 @@ fn rank(store: &Store, q: &LexicalQuery, index: FtsIndex, limit: usize, heading_
 /// beside FTS5, plus FTS5's for any those cannot answer, give FTS5's ranking.
 fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, heading_weight: f64) -> Result<Vec<Candidate>> {
     let candidate = |(chunk_id, score)| Candidate { chunk_id, score, index };
-    let mut lists: Vec<Scored> = Vec::new();
+    let mut lists: Vec<Arc<Scored>> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
     for &p in phrases {
         match store.phrase_scores(index, p, heading_weight)? {
@@ -202,25 +203,38 @@ fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, 
     if !rest.is_empty() {
         // Every chunk the others match: a phrase from the postings may lift any of them.
         let (ids, scores) = store.bm25(index, &rest.join(" OR "), heading_weight, None)?.into_iter().unzip();
-        lists.push(Scored { ids, scores });
+        lists.push(Arc::new(Scored { ids, scores }));
     }
-    let mut all = sum_by_chunk(&lists);
-    let better = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if all.len() > limit {
-        all.select_nth_unstable_by(limit, better);
-        all.truncate(limit);
-    }
-    all.sort_by(better);
-    Ok(all.into_iter().map(candidate).collect())
+    Ok(top_by_chunk(&lists, limit).into_iter().map(candidate).collect())
 }
 
-/// Each chunk in any of `lists` (each in chunk-id order) with its scores summed.
-fn sum_by_chunk(lists: &[Scored]) -> Vec<(i64, f64)> {
+/// The `limit` chunks of `lists` (each in chunk-id order) with the highest
+/// sum of scores, best first, ties by chunk id. A common word's list holds
+/// most chunks: only the best `limit` are kept as they are summed.
+fn top_by_chunk(lists: &[Arc<Scored>], limit: usize) -> Vec<(i64, f64)> {
+    /// Ordered worst last, so that the heap's top is the one to drop.
+    struct Hit(f64, i64);
+    impl Ord for Hit {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
+        }
+    }
+    impl PartialOrd for Hit {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl PartialEq for Hit {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other).is_eq()
+        }
+    }
+    impl Eq for Hit {}
+    let mut best: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
     let mut at = vec![0; lists.len()];
-    let mut out = Vec::with_capacity(lists.iter().map(|l| l.ids.len()).max().unwrap_or(0));
     loop {
         let next = lists.iter().zip(&at).filter_map(|(l, &i)| l.ids.get(i)).min().copied();
-        let Some(id) = next else { return out };
+        let Some(id) = next else { break };
         let mut score = 0.0;
         for (l, i) in lists.iter().zip(at.iter_mut()) {
             if l.ids.get(*i) == Some(&id) {
@@ -228,8 +242,15 @@ fn sum_by_chunk(lists: &[Scored]) -> Vec<(i64, f64)> {
                 *i += 1;
             }
         }
-        out.push((id, score));
+        let hit = Hit(score, id);
+        if best.len() < limit {
+            best.push(hit);
+        } else if best.peek().is_some_and(|worst| hit < *worst) {
+            best.pop();
+            best.push(hit);
+        }
     }
+    best.into_sorted_vec().into_iter().map(|Hit(score, id)| (id, score)).collect()
 }
 
 /// Snippets for hits another channel found: cut around the query's words

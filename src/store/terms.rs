@@ -7,7 +7,7 @@
 //!   the lexical search leaves out as weighing nothing): from the postings
 //!   kept beside FTS5 (`postings`), FTS5's formula exactly. FTS5 itself
 //!   scores every row a query matches, about two microseconds a row, and
-//!   keeps no document frequency. A phrase's postings are kept per process
+//!   keeps no document frequency. A phrase's scores are kept per process
 //!   until the index changes: this connection's own writes to chunks clear
 //!   them, and `PRAGMA data_version` says when another connection
 //!   committed. When the postings cannot answer (stale blocks, a phrase of
@@ -31,15 +31,19 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rusqlite::OptionalExtension;
 
-use super::postings::{self, Postings, Sizes};
+use super::postings::{self, Lists, Sizes};
 use super::Store;
 
 /// The most document counts kept; past it the cache starts over.
 const MAX_CACHED_TERMS: usize = 20_000;
 
-/// The most postings entries kept over all phrases (20 bytes each): 80 MB.
-/// Past it the postings cache starts over.
-const MAX_CACHED_POSTINGS: usize = 4 << 20;
+/// The most chunk scores kept over all phrases (16 bytes each): 64 MB.
+/// Past it the scores cache starts over.
+const MAX_CACHED_SCORES: usize = 4 << 20;
+
+/// The most bytes of postings lists kept over all phrases (a word in every
+/// one of a million chunks takes about 3 MB). Past it that cache starts over.
+const MAX_CACHED_LIST_BYTES: usize = 64 << 20;
 
 /// One of the two full-text indexes over chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,9 +102,13 @@ pub(super) struct TermCache {
     /// `PRAGMA data_version` when they were read.
     version: Option<i64>,
     docs: HashMap<(FtsIndex, String), i64>,
-    postings: HashMap<(FtsIndex, String), Arc<Postings>>,
-    /// Entries held in `postings`.
+    /// By index, phrase and heading weight (its bits).
+    scores: HashMap<(FtsIndex, String, u64), Arc<Scored>>,
+    /// Entries held in `scores`.
     held: usize,
+    lists: HashMap<(FtsIndex, String), Arc<Lists>>,
+    /// Bytes held in `lists`.
+    list_bytes: usize,
     sizes: Sizes,
 }
 
@@ -124,13 +132,10 @@ impl Store {
     /// How many chunks `index` finds for `expr` (an FTS5 MATCH
     /// expression), counted once per state of the index.
     pub fn docs_matching(&self, index: FtsIndex, expr: &str) -> Result<i64> {
-        if let Some(p) = self.postings(index, expr)? {
-            return Ok(p.ids.len() as i64);
-        }
         // Inside an open transaction the counts may include rows a rollback
         // takes back: not kept.
         if !self.conn.is_autocommit() {
-            return self.count_matching(index, expr);
+            return self.count_uncached(index, expr);
         }
         let version = self.data_version()?;
         let key = (index, expr.to_string());
@@ -144,9 +149,18 @@ impl Store {
                 return Ok(n);
             }
         }
-        let n = self.count_matching(index, expr)?;
+        let n = self.count_uncached(index, expr)?;
         self.terms.borrow_mut().docs.insert(key, n);
         Ok(n)
+    }
+
+    /// Counted from the postings where they can answer (whose lists the
+    /// phrase's scores then read again from memory), else by FTS5.
+    fn count_uncached(&self, index: FtsIndex, expr: &str) -> Result<i64> {
+        match self.lists(index, expr)? {
+            Some(lists) => lists.count(),
+            None => self.count_matching(index, expr),
+        }
     }
 
     fn count_matching(&self, index: FtsIndex, expr: &str) -> Result<i64> {
@@ -206,35 +220,54 @@ impl Store {
     }
 
     /// The BM25 scores of `phrase` alone in `index`, FTS5's exactly, from
-    /// the postings kept beside it; `None` when those cannot answer (see
-    /// `postings::read`) and FTS5 must rank the phrase.
-    pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Option<Scored>> {
-        let Some(p) = self.postings(index, phrase)? else { return Ok(None) };
+    /// the postings kept beside it, once per state of the index; `None`
+    /// when those cannot answer (see `postings::lists`) and FTS5 must rank the phrase.
+    pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Option<Arc<Scored>>> {
         let (rows, tokens) = self.averages(index)?;
-        Ok(Some(p.scores(heading_weight, rows, tokens)))
+        let bm25 = postings::Bm25 { rows, tokens, heading_weight };
+        if !self.conn.is_autocommit() {
+            let Some(lists) = self.lists(index, phrase)? else { return Ok(None) };
+            return Ok(Some(Arc::new(lists.scores(&self.conn, index, bm25, &mut Sizes::default())?)));
+        }
+        let version = self.data_version()?;
+        let key = (index, phrase.to_string(), heading_weight.to_bits());
+        if let Some(s) = self.terms.borrow_mut().at(version).scores.get(&key) {
+            return Ok(Some(s.clone()));
+        }
+        let Some(lists) = self.lists(index, phrase)? else { return Ok(None) };
+        let mut cache = self.terms.borrow_mut();
+        let cache = cache.at(version);
+        let s = Arc::new(lists.scores(&self.conn, index, bm25, &mut cache.sizes)?);
+        if cache.held + s.ids.len() > MAX_CACHED_SCORES {
+            cache.scores.clear();
+            cache.held = 0;
+        }
+        cache.held += s.ids.len();
+        cache.scores.insert(key, s.clone());
+        Ok(Some(s))
     }
 
-    /// The postings of `phrase`, read once per state of the index (inside
-    /// a transaction every time: a rollback may take rows back).
-    fn postings(&self, index: FtsIndex, phrase: &str) -> Result<Option<Arc<Postings>>> {
+    /// The postings lists of `phrase`, read once per state of the index
+    /// (inside a transaction every time: a rollback may take rows back).
+    fn lists(&self, index: FtsIndex, phrase: &str) -> Result<Option<Arc<Lists>>> {
         if !self.conn.is_autocommit() {
-            return Ok(postings::read(&self.conn, index, phrase, &mut Sizes::default())?.map(Arc::new));
+            return Ok(postings::lists(&self.conn, index, phrase)?.map(Arc::new));
         }
         let version = self.data_version()?;
         let key = (index, phrase.to_string());
+        if let Some(l) = self.terms.borrow_mut().at(version).lists.get(&key) {
+            return Ok(Some(l.clone()));
+        }
+        let Some(lists) = postings::lists(&self.conn, index, phrase)?.map(Arc::new) else { return Ok(None) };
         let mut cache = self.terms.borrow_mut();
         let cache = cache.at(version);
-        if let Some(p) = cache.postings.get(&key) {
-            return Ok(Some(p.clone()));
+        if cache.list_bytes + lists.bytes() > MAX_CACHED_LIST_BYTES {
+            cache.lists.clear();
+            cache.list_bytes = 0;
         }
-        let Some(p) = postings::read(&self.conn, index, phrase, &mut cache.sizes)?.map(Arc::new) else { return Ok(None) };
-        if cache.held + p.ids.len() > MAX_CACHED_POSTINGS {
-            cache.postings.clear();
-            cache.held = 0;
-        }
-        cache.held += p.ids.len();
-        cache.postings.insert(key, p.clone());
-        Ok(Some(p))
+        cache.list_bytes += lists.bytes();
+        cache.lists.insert(key, lists.clone());
+        Ok(Some(lists))
     }
 
     /// For each expression, which of `ids` the word index matches for it.

@@ -8,8 +8,7 @@
 //! for a whole question (docs/performance.md, issue 20). Here each token of
 //! each chunk is kept with what BM25 needs: the chunk, the token's count in
 //! each column and the chunk's size in tokens. A phrase's scores are then a
-//! read of a few blobs and arithmetic, FTS5's formula exactly
-//! (`Postings::scores`).
+//! read of a few blobs and arithmetic, FTS5's formula exactly (`scores`).
 //!
 //! The tokens are FTS5's own (`tokens`). Chunks are grouped in blocks of
 //! 4,096 ids, one row per (index, block, token) and one of the chunks'
@@ -22,6 +21,7 @@
 //! an ingest stopped halfway) asks FTS5 instead.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -53,44 +53,33 @@ impl FtsIndex {
     }
 }
 
-/// One phrase's chunks, in id order, with what BM25 needs of each.
-#[derive(Debug, Default)]
-pub struct Postings {
-    pub ids: Vec<i64>,
-    /// How often the phrase occurs in the chunk's heading column and in its text.
-    counts: Vec<[u32; 2]>,
-    /// The chunk's size in tokens, both columns.
-    sizes: Vec<u32>,
+/// What FTS5's BM25 takes from the whole index and the query.
+#[derive(Debug, Clone, Copy)]
+pub struct Bm25 {
+    /// Rows (chunks) the index holds, and their tokens in all.
+    pub rows: i64,
+    pub tokens: i64,
+    /// The heading column's weight against the text's 1.
+    pub heading_weight: f64,
 }
 
-impl Postings {
-    /// FTS5's BM25 of the phrase alone for each chunk, higher is better:
-    /// IDF from the chunks it is in out of `rows`, the heading column's
-    /// occurrences weighted `heading_weight`, lengths against the index's
-    /// average, `tokens` / `rows`.
-    pub fn scores(&self, heading_weight: f64, rows: i64, tokens: i64) -> Scored {
-        let (n, rows) = (self.ids.len() as f64, rows as f64);
-        let idf = ((rows - n + 0.5) / (n + 0.5)).ln();
-        // FTS5 floors a phrase in half the rows or more.
-        let idf = if idf <= 0.0 { 1e-6 } else { idf };
-        let avgdl = tokens as f64 / rows;
-        let scores = self
-            .counts
-            .iter()
-            .zip(&self.sizes)
-            .map(|(&[head, body], &size)| {
-                let f = heading_weight * f64::from(head) + f64::from(body);
-                idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * f64::from(size) / avgdl))
-            })
-            .collect();
-        Scored { ids: self.ids.clone(), scores }
-    }
+/// A phrase's rows of the table as stored, read once: its token's list in
+/// each block, or (a prefix phrase) the lists of every token starting so.
+/// A common word's are a few MB at a million chunks, a fifth of the entries
+/// decoded: counting it and scoring it read these, not the database again.
+#[derive(Debug)]
+pub struct Lists {
+    prefix: bool,
+    /// (block, list), in block order.
+    rows: Vec<(i64, Vec<u8>)>,
+    /// How many chunks they hold, once counted.
+    chunks: OnceLock<i64>,
 }
 
-/// The postings of `phrase` (a query's `"word"` or `"word"*`) in `index`,
-/// or `None` when the table cannot answer: a block is stale, or the phrase
-/// is not one token (FTS5 matches those as phrases of adjacent tokens).
-pub fn read(conn: &Connection, index: FtsIndex, phrase: &str, sizes: &mut Sizes) -> Result<Option<Postings>> {
+/// The lists of `phrase` (a query's `"word"` or `"word"*`) in `index`, or
+/// `None` when the table cannot answer: a block is stale, or the phrase is
+/// not one token (FTS5 matches those as phrases of adjacent tokens).
+pub fn lists(conn: &Connection, index: FtsIndex, phrase: &str) -> Result<Option<Lists>> {
     let Some((inner, prefix)) = phrase.strip_prefix('"').and_then(|p| match p.strip_suffix("\"*") {
         Some(inner) => Some((inner, true)),
         None => p.strip_suffix('"').map(|inner| (inner, false)),
@@ -103,71 +92,132 @@ pub fn read(conn: &Connection, index: FtsIndex, phrase: &str, sizes: &mut Sizes)
     let mut tokens = Tokens::default();
     Tokenizer::new(conn, index)?.tokenize(inner, Purpose::Query { prefix }, &mut tokens)?;
     let Some(token) = tokens.iter().next().filter(|_| tokens.len() == 1) else { return Ok(None) };
-    let mut out = Postings::default();
-    if !prefix {
-        // One token: a row per block it is in, its entries in id order.
-        let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
-        for b in 0..=last_block(conn, index)? {
-            let mut rows = stmt.query(params![index.code(), b, token])?;
-            if let Some(r) = rows.next()? {
-                decode(b, r.get_ref(0)?.as_blob()?, |id, counts| {
-                    out.ids.push(id);
-                    out.counts.push(counts);
+    // A prefix phrase: every token from these bytes up to them followed by
+    // 0xFF, which no UTF-8 holds, so they all sort below it.
+    let mut past = token.to_vec();
+    past.push(if prefix { 0xFF } else { 0x00 });
+    let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term >= ?3 AND term < ?4")?;
+    let mut rows = Vec::new();
+    for b in 0..=last_block(conn, index)? {
+        let mut found = stmt.query(params![index.code(), b, token, past])?;
+        while let Some(r) = found.next()? {
+            rows.push((b, r.get::<_, Vec<u8>>(0)?));
+        }
+    }
+    Ok(Some(Lists { prefix, rows, chunks: OnceLock::new() }))
+}
+
+impl Lists {
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.rows.iter().map(|(_, data)| data.len() + 16).sum()
+    }
+
+    /// How many chunks hold the phrase.
+    pub fn count(&self) -> Result<i64> {
+        if let Some(&n) = self.chunks.get() {
+            return Ok(n);
+        }
+        let mut n = 0;
+        if self.prefix {
+            // A chunk may hold several of the tokens: counted once, by a bit a chunk.
+            let mut seen = [0u64; (1 << BLOCK_BITS) / 64];
+            for (k, (b, data)) in self.rows.iter().enumerate() {
+                let base = b << BLOCK_BITS;
+                decode(*b, data, |id, _| {
+                    let place = (id - base) as usize;
+                    seen[place / 64] |= 1 << (place % 64);
+                    Ok(())
+                })?;
+                if self.rows.get(k + 1).is_none_or(|(next, _)| next != b) {
+                    n += seen.iter().map(|w| i64::from(w.count_ones())).sum::<i64>();
+                    seen = [0; (1 << BLOCK_BITS) / 64];
+                }
+            }
+        } else {
+            for (b, data) in &self.rows {
+                decode(*b, data, |_, _| {
+                    n += 1;
+                    Ok(())
                 })?;
             }
         }
-    } else {
-        // Every token starting with these bytes (no UTF-8 holds 0xFF, so
-        // they all sort below the token followed by it), block by block:
-        // their counts are summed per chunk.
-        let mut past = token.to_vec();
-        past.push(0xFF);
-        let mut stmt =
-            conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term >= ?3 AND term < ?4")?;
-        let mut block: Vec<Option<[u32; 2]>> = vec![None; 1 << BLOCK_BITS];
-        for b in 0..=last_block(conn, index)? {
-            let base = b << BLOCK_BITS;
-            let mut rows = stmt.query(params![index.code(), b, token, past])?;
-            while let Some(r) = rows.next()? {
-                decode(b, r.get_ref(0)?.as_blob()?, |id, [head, body]| {
-                    let counts = block[(id - base) as usize].get_or_insert([0, 0]);
-                    counts[0] += head;
-                    counts[1] += body;
-                })?;
+        Ok(*self.chunks.get_or_init(|| n))
+    }
+
+    /// FTS5's BM25 of the phrase alone for each chunk holding it, in id
+    /// order, higher is better.
+    pub fn scores(&self, conn: &Connection, index: FtsIndex, bm25: Bm25, sizes: &mut Sizes) -> Result<Scored> {
+        let chunks = self.count()?;
+        let (n, rows) = (chunks as f64, bm25.rows as f64);
+        let idf = ((rows - n + 0.5) / (n + 0.5)).ln();
+        // FTS5 floors a phrase in half the rows or more.
+        let idf = if idf <= 0.0 { 1e-6 } else { idf };
+        let avgdl = bm25.tokens as f64 / rows;
+        let capacity = usize::try_from(chunks).unwrap_or(0);
+        let mut out = Scored { ids: Vec::with_capacity(capacity), scores: Vec::with_capacity(capacity) };
+        let mut block: (i64, Arc<[u32]>) = (-1, Arc::from([]));
+        self.each_chunk(|id, [head, body]| {
+            let b = id >> BLOCK_BITS;
+            if block.0 != b {
+                block = (b, sizes.of_block(conn, index, b)?);
             }
-            for (i, counts) in block.iter_mut().enumerate() {
-                if let Some(counts) = counts.take() {
-                    out.ids.push(base + i as i64);
-                    out.counts.push(counts);
+            let size = f64::from(block.1[(id - (b << BLOCK_BITS)) as usize]);
+            let f = bm25.heading_weight * f64::from(head) + f64::from(body);
+            out.ids.push(id);
+            out.scores.push(idf * (f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * size / avgdl)));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Each chunk holding the phrase, in id order, with its counts in the heading and the text.
+    fn each_chunk(&self, mut entry: impl FnMut(i64, [u32; 2]) -> Result<()>) -> Result<()> {
+        if !self.prefix {
+            // One token: a list per block, its entries in id order.
+            for (b, data) in &self.rows {
+                decode(*b, data, &mut entry)?;
+            }
+            return Ok(());
+        }
+        // Several tokens' lists a block: their counts summed per chunk.
+        let mut counts: Vec<Option<[u32; 2]>> = vec![None; 1 << BLOCK_BITS];
+        let mut at = 0;
+        while let Some(&(b, _)) = self.rows.get(at) {
+            let base = b << BLOCK_BITS;
+            while let Some((_, data)) = self.rows.get(at).filter(|(rb, _)| *rb == b) {
+                decode(b, data, |id, [head, body]| {
+                    let c = counts[(id - base) as usize].get_or_insert([0, 0]);
+                    c[0] += head;
+                    c[1] += body;
+                    Ok(())
+                })?;
+                at += 1;
+            }
+            for (i, c) in counts.iter_mut().enumerate() {
+                if let Some(c) = c.take() {
+                    entry(base + i as i64, c)?;
                 }
             }
         }
+        Ok(())
     }
-    out.sizes = sizes.of(conn, index, &out.ids)?;
-    Ok(Some(out))
 }
 
 /// Chunks' sizes in tokens, per block as read from its size list (the
 /// row of the empty token), for one state of the index.
 #[derive(Debug, Default)]
-pub struct Sizes(HashMap<(FtsIndex, i64), Vec<u32>>);
+pub struct Sizes(HashMap<(FtsIndex, i64), Arc<[u32]>>);
 
 impl Sizes {
-    /// The size of each of `ids` (in id order).
-    fn of(&mut self, conn: &Connection, index: FtsIndex, ids: &[i64]) -> Result<Vec<u32>> {
-        let mut out = Vec::with_capacity(ids.len());
-        let mut block: (i64, &[u32]) = (-1, &[]);
-        for &id in ids {
-            let b = id >> BLOCK_BITS;
-            if block.0 != b {
-                if let std::collections::hash_map::Entry::Vacant(v) = self.0.entry((index, b)) {
-                    v.insert(read_sizes(conn, index, b)?);
-                }
-                block = (b, &self.0[&(index, b)]);
-            }
-            out.push(block.1[(id - (b << BLOCK_BITS)) as usize]);
+    /// Block `b`'s sizes, by the chunk's place in the block.
+    fn of_block(&mut self, conn: &Connection, index: FtsIndex, b: i64) -> Result<Arc<[u32]>> {
+        if let Some(sizes) = self.0.get(&(index, b)) {
+            return Ok(sizes.clone());
         }
-        Ok(out)
+        let sizes: Arc<[u32]> = read_sizes(conn, index, b)?.into();
+        self.0.insert((index, b), sizes.clone());
+        Ok(sizes)
     }
 }
 
@@ -195,7 +245,7 @@ fn damaged() -> anyhow::Error {
 }
 
 /// Each entry of a block's list: (chunk id, counts in the heading and the text).
-fn decode(block: i64, data: &[u8], mut entry: impl FnMut(i64, [u32; 2])) -> Result<()> {
+fn decode(block: i64, data: &[u8], mut entry: impl FnMut(i64, [u32; 2]) -> Result<()>) -> Result<()> {
     let (mut at, mut id) = (0, block << BLOCK_BITS);
     while at < data.len() {
         // The distance from the last id, doubled, plus one if the heading
@@ -204,7 +254,7 @@ fn decode(block: i64, data: &[u8], mut entry: impl FnMut(i64, [u32; 2])) -> Resu
         let body = varint(data, &mut at).ok_or_else(damaged)?;
         let head = if step & 1 == 1 { varint(data, &mut at).ok_or_else(damaged)? } else { 0 };
         id += (step >> 1) as i64;
-        entry(id, [head as u32, body as u32]);
+        entry(id, [head as u32, body as u32])?;
     }
     Ok(())
 }
@@ -404,7 +454,7 @@ mod tests {
         (FtsIndex::Trigrams, "\"검색은\""),
     ];
 
-    /// The postings' scores of every phrase are FTS5's own, chunk for chunk.
+    /// The postings' scores and counts of every phrase are FTS5's own, chunk for chunk.
     fn same_as_fts5(store: &Store) {
         for &(index, phrase) in PHRASES {
             for weight in [1.0, 2.5] {
@@ -412,6 +462,8 @@ mod tests {
                 let want = store.bm25(index, phrase, weight, None).unwrap();
                 assert!(!want.is_empty(), "{phrase} matches something");
                 assert_eq!(got.ids, want.iter().map(|w| w.0).collect::<Vec<_>>(), "{phrase}");
+                // A chunk holding several tokens of a prefix is counted once.
+                assert_eq!(store.docs_matching(index, phrase).unwrap(), want.len() as i64, "{phrase}: chunks counted");
                 for (g, (id, w)) in got.scores.iter().zip(&want) {
                     assert!((g - w).abs() < 1e-9, "{phrase}, chunk {id}: {g} against FTS5's {w}");
                 }
@@ -479,11 +531,15 @@ mod tests {
             put_varint(&mut data, v);
         }
         let mut got = Vec::new();
-        decode(1, &data, |id, counts| got.push((id, counts))).unwrap();
+        decode(1, &data, |id, counts| {
+            got.push((id, counts));
+            Ok(())
+        })
+        .unwrap();
         let base = 1 << BLOCK_BITS;
         assert_eq!(got, [(base + 5, [1, 2]), (base + 7, [0, 1])]);
         data.push(0x80);
-        let err = decode(1, &data, |_, _| {}).unwrap_err();
+        let err = decode(1, &data, |_, _| Ok(())).unwrap_err();
         assert!(err.to_string().contains("kebab ingest --force"), "{err}");
     }
 }
