@@ -426,6 +426,16 @@ mod tests {
         store.apply_source(&source(root, "b.md", &many), false).unwrap();
         assert_eq!(store.index_rows(FtsIndex::Words).unwrap(), count(&store, "SELECT count(*) FROM chunks"));
         assert!(store.index_rows(FtsIndex::Words).unwrap() > 127);
+        // `chunk_count` reads the word index's record, and counts the table
+        // inside a batch, where FTS5 has not written its record yet.
+        store.begin_batch().unwrap();
+        store.apply_source(&source(root, "c.md", &["One more note."]), false).unwrap();
+        assert_eq!(store.chunk_count().unwrap(), count(&store, "SELECT count(*) FROM chunks"));
+        store.commit_batch().unwrap();
+        let seen = ["a.md".to_string(), "c.md".to_string()].into_iter().collect();
+        assert_eq!(store.prune(root, "", &seen).unwrap(), 1);
+        assert_eq!(store.chunk_count().unwrap(), count(&store, "SELECT count(*) FROM chunks"));
+        assert_eq!(store.chunk_count().unwrap(), TEXTS.len() as i64 + 1);
     }
 
     #[test]
