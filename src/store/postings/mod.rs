@@ -8,7 +8,7 @@
 //! for a whole question (docs/performance.md, issue 20). Here each token of
 //! each chunk is kept with what BM25 needs: the chunk, the token's count in
 //! each column and the chunk's size in tokens. A phrase's scores are then a
-//! read of a few blobs and arithmetic, FTS5's formula exactly (`scores`).
+//! read of a few blobs and arithmetic, FTS5's formula exactly (`Lists::scores`).
 //!
 //! The tokens are FTS5's own (`tokens`). Chunks are grouped in blocks of
 //! 4,096 ids, one row per (index, block, token) and one of the chunks'
@@ -65,8 +65,8 @@ pub struct Bm25 {
 
 /// A phrase's rows of the table as stored, read once: its token's list in
 /// each block, or (a prefix phrase) the lists of every token starting so.
-/// A common word's are a few MB at a million chunks, a fifth of the entries
-/// decoded: counting it and scoring it read these, not the database again.
+/// A common word's are a few MB at a million chunks (2–3 bytes an entry):
+/// counting it and scoring it read these, not the database again.
 #[derive(Debug)]
 pub struct Lists {
     prefix: bool,
