@@ -12,13 +12,14 @@
 //! both ways ranks above one that matches one way — measured on KorQuAD
 //! against reciprocal-rank fusion (see README, Evaluation).
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
 use serde::Serialize;
 
+use super::best::Best;
 use super::query::{self, LexicalQuery};
 use super::{Citation, Retrieval, SearchHit};
 use crate::store::{FtsIndex, Scored, Store};
@@ -212,25 +213,7 @@ fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, 
 /// sum of scores, best first, ties by chunk id. A common word's list holds
 /// most chunks: only the best `limit` are kept as they are summed.
 fn top_by_chunk(lists: &[Arc<Scored>], limit: usize) -> Vec<(i64, f64)> {
-    /// Ordered worst last, so that the heap's top is the one to drop.
-    struct Hit(f64, i64);
-    impl Ord for Hit {
-        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-            other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
-        }
-    }
-    impl PartialOrd for Hit {
-        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl PartialEq for Hit {
-        fn eq(&self, other: &Self) -> bool {
-            self.cmp(other).is_eq()
-        }
-    }
-    impl Eq for Hit {}
-    let mut best: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
+    let mut best = Best::new(limit);
     let mut at = vec![0; lists.len()];
     loop {
         let next = lists.iter().zip(&at).filter_map(|(l, &i)| l.ids.get(i)).min().copied();
@@ -242,15 +225,9 @@ fn top_by_chunk(lists: &[Arc<Scored>], limit: usize) -> Vec<(i64, f64)> {
                 *i += 1;
             }
         }
-        let hit = Hit(score, id);
-        if best.len() < limit {
-            best.push(hit);
-        } else if best.peek().is_some_and(|worst| hit < *worst) {
-            best.pop();
-            best.push(hit);
-        }
+        best.offer(score, id);
     }
-    best.into_sorted_vec().into_iter().map(|Hit(score, id)| (id, score)).collect()
+    best.into_sorted().into_iter().map(|(score, id)| (id, score)).collect()
 }
 
 /// Snippets for hits another channel found: cut around the query's words

@@ -2,6 +2,7 @@
 //! FTS5 expressions, `lexical` runs them; the wire shapes (`search_hit.v1`,
 //! `search_response.v1`) live here.
 
+pub mod best;
 pub mod engine;
 pub mod hybrid;
 pub mod lexical;

@@ -13,11 +13,9 @@
 //! small heap rather than sorting every score; a large set is split across
 //! the cores, since one core alone does not use up the memory bandwidth.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use anyhow::Result;
 
+use super::best::Best;
 use crate::store::{Store, VectorSet, quantize};
 
 /// Dot product of two equal-length slices.
@@ -56,28 +54,8 @@ fn dot_codes_portable(a: &[i8], b: &[i8]) -> i32 {
 /// used when the processor has it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2(set: &VectorSet, query: &[i8], part: Part) -> Vec<Scored> {
+fn scan_avx2(set: &VectorSet, query: &[i8], part: Part) -> Best<f32, usize> {
     scan_with(set, query, part, dot_codes_portable)
-}
-
-/// A score ordered for the heap: by score (`total_cmp`, so even a NaN has a
-/// place), then by row.
-struct Scored(f32, usize);
-impl PartialEq for Scored {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-impl Eq for Scored {}
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scored {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
-    }
 }
 
 /// Below this many vectors one thread scans them all: starting another
@@ -130,19 +108,23 @@ pub fn candidates_on(set: &VectorSet, query: &[f32], pool: usize, threads: usize
     let threads = threads.clamp(1, rows.max(1));
     let share = rows.div_ceil(threads);
     let part = |t: usize| Part { from: t * share, to: ((t + 1) * share).min(rows), keep: pool };
-    let mut best: Vec<Scored> = if threads == 1 {
+    let best = if threads == 1 {
         scan(set, &q, part(0))
     } else {
         std::thread::scope(|s| {
             let q = &q;
             let parts: Vec<_> = (0..threads).map(|t| s.spawn(move || scan(set, q, part(t)))).collect();
-            // A scan cannot panic short of a bug; if one did, its panic is re-raised here.
-            parts.into_iter().flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+            let mut best = Best::new(pool);
+            for p in parts {
+                // A scan cannot panic short of a bug; if one did, its panic is re-raised here.
+                for (score, row) in p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)).into_items() {
+                    best.offer(score, row);
+                }
+            }
+            best
         })
     };
-    best.sort_by(|a, b| b.cmp(a));
-    best.truncate(pool);
-    best.into_iter().map(|Scored(s, i)| (set.ids[i], s * q_scale)).collect()
+    best.into_sorted().into_iter().map(|(s, i)| (set.ids[i], s * q_scale)).collect()
 }
 
 /// Rows `from..to` of a set, of which a scan keeps the best `keep`.
@@ -154,7 +136,7 @@ struct Part {
 }
 
 /// The best of `part`, in no order, scored as `scale * (code · query)`.
-fn scan(set: &VectorSet, query: &[i8], part: Part) -> Vec<Scored> {
+fn scan(set: &VectorSet, query: &[i8], part: Part) -> Best<f32, usize> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor has just been checked for AVX2.
@@ -164,19 +146,13 @@ fn scan(set: &VectorSet, query: &[i8], part: Part) -> Vec<Scored> {
 }
 
 #[inline(always)]
-fn scan_with(set: &VectorSet, query: &[i8], part: Part, dot: impl Fn(&[i8], &[i8]) -> i32) -> Vec<Scored> {
-    let mut heap: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(part.keep + 1);
+fn scan_with(set: &VectorSet, query: &[i8], part: Part, dot: impl Fn(&[i8], &[i8]) -> i32) -> Best<f32, usize> {
+    let mut best = Best::new(part.keep);
     let rows = set.codes[part.from * set.dim..part.to * set.dim].chunks_exact(set.dim);
     for (i, (row, scale)) in rows.zip(&set.scales[part.from..part.to]).enumerate() {
-        let s = scale * dot(row, query) as f32;
-        if heap.len() < part.keep {
-            heap.push(Reverse(Scored(s, part.from + i)));
-        } else if heap.peek().is_some_and(|Reverse(min)| s > min.0) {
-            heap.pop();
-            heap.push(Reverse(Scored(s, part.from + i)));
-        }
+        best.offer(scale * dot(row, query) as f32, part.from + i);
     }
-    heap.into_iter().map(|Reverse(s)| s).collect()
+    best
 }
 
 #[cfg(test)]
@@ -249,7 +225,7 @@ mod tests {
         let got = candidates(&set, &[1.0, 0.0, 0.0], 3);
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [100, 100 + n as i64 / 2, 100 + n as i64 - 1]);
         let (_, q) = quantize(&[1.0, 0.0, 0.0]);
-        let one = scan(&set, &q, Part { from: 0, to: n, keep: 3 });
+        let one: Vec<(f32, usize)> = scan(&set, &q, Part { from: 0, to: n, keep: 3 }).into_items().collect();
         assert_eq!(one.len(), 3);
         assert!(one.iter().all(|s| got.iter().any(|g| set.ids[s.1] == g.0)));
         // The hybrid search's scan beside the lexical channel runs on one thread.

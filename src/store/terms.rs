@@ -223,11 +223,13 @@ impl Store {
     /// the postings kept beside it, once per state of the index; `None`
     /// when those cannot answer (see `postings::lists`) and FTS5 must rank the phrase.
     pub fn phrase_scores(&self, index: FtsIndex, phrase: &str, heading_weight: f64) -> Result<Option<Arc<Scored>>> {
-        let (rows, tokens) = self.averages(index)?;
-        let bm25 = postings::Bm25 { rows, tokens, heading_weight };
+        let bm25 = |store: &Store| -> Result<postings::Bm25> {
+            let (rows, tokens) = store.averages(index)?;
+            Ok(postings::Bm25 { rows, tokens, heading_weight })
+        };
         if !self.conn.is_autocommit() {
             let Some(lists) = self.lists(index, phrase)? else { return Ok(None) };
-            return Ok(Some(Arc::new(lists.scores(&self.conn, index, bm25, &mut Sizes::default())?)));
+            return Ok(Some(Arc::new(lists.scores(&self.conn, index, bm25(self)?, &mut Sizes::default())?)));
         }
         let version = self.data_version()?;
         let key = (index, phrase.to_string(), heading_weight.to_bits());
@@ -235,6 +237,7 @@ impl Store {
             return Ok(Some(s.clone()));
         }
         let Some(lists) = self.lists(index, phrase)? else { return Ok(None) };
+        let bm25 = bm25(self)?;
         let mut cache = self.terms.borrow_mut();
         let cache = cache.at(version);
         let s = Arc::new(lists.scores(&self.conn, index, bm25, &mut cache.sizes)?);

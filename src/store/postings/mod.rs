@@ -119,29 +119,10 @@ impl Lists {
             return Ok(n);
         }
         let mut n = 0;
-        if self.prefix {
-            // A chunk may hold several of the tokens: counted once, by a bit a chunk.
-            let mut seen = [0u64; (1 << BLOCK_BITS) / 64];
-            for (k, (b, data)) in self.rows.iter().enumerate() {
-                let base = b << BLOCK_BITS;
-                decode(*b, data, |id, _| {
-                    let place = (id - base) as usize;
-                    seen[place / 64] |= 1 << (place % 64);
-                    Ok(())
-                })?;
-                if self.rows.get(k + 1).is_none_or(|(next, _)| next != b) {
-                    n += seen.iter().map(|w| i64::from(w.count_ones())).sum::<i64>();
-                    seen = [0; (1 << BLOCK_BITS) / 64];
-                }
-            }
-        } else {
-            for (b, data) in &self.rows {
-                decode(*b, data, |_, _| {
-                    n += 1;
-                    Ok(())
-                })?;
-            }
-        }
+        self.each_chunk(|_, _| {
+            n += 1;
+            Ok(())
+        })?;
         Ok(*self.chunks.get_or_init(|| n))
     }
 
