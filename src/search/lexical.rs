@@ -211,21 +211,33 @@ fn rank_phrases(store: &Store, index: FtsIndex, phrases: &[&str], limit: usize, 
 
 /// The `limit` chunks of `lists` (each in chunk-id order) with the highest
 /// sum of scores, best first, ties by chunk id. A common word's list holds
-/// most chunks: only the best `limit` are kept as they are summed.
+/// most chunks: the sums are made a span of ids at a time in a dense array
+/// (each list adding its part in list order, as a sum per chunk would), and
+/// only the best `limit` are kept.
 fn top_by_chunk(lists: &[Arc<Scored>], limit: usize) -> Vec<(i64, f64)> {
+    /// Ids summed at a time: 32 KB of sums, which stay in the cache.
+    const SPAN: i64 = 1 << 12;
     let mut best = Best::new(limit);
     let mut at = vec![0; lists.len()];
-    loop {
-        let next = lists.iter().zip(&at).filter_map(|(l, &i)| l.ids.get(i)).min().copied();
-        let Some(id) = next else { break };
-        let mut score = 0.0;
+    let (mut sums, mut held) = (vec![0.0; SPAN as usize], vec![false; SPAN as usize]);
+    let mut touched: Vec<usize> = Vec::new();
+    while let Some(&first) = lists.iter().zip(&at).filter_map(|(l, &i)| l.ids.get(i)).min() {
+        let start = first.div_euclid(SPAN) * SPAN;
         for (l, i) in lists.iter().zip(at.iter_mut()) {
-            if l.ids.get(*i) == Some(&id) {
-                score += l.scores[*i];
+            while let Some(&id) = l.ids.get(*i).filter(|&&id| id < start + SPAN) {
+                let slot = (id - start) as usize;
+                if !held[slot] {
+                    held[slot] = true;
+                    touched.push(slot);
+                }
+                sums[slot] += l.scores[*i];
                 *i += 1;
             }
         }
-        best.offer(score, id);
+        for slot in touched.drain(..) {
+            best.offer(sums[slot], start + slot as i64);
+            (sums[slot], held[slot]) = (0.0, false);
+        }
     }
     best.into_sorted().into_iter().map(|(score, id)| (id, score)).collect()
 }
