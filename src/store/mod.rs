@@ -66,8 +66,15 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0008_cjk_trigram_text.sql"),
         then: Some(derived::fill_cjk_words),
     },
-    Migration { name: "0009_postings", sql: include_str!("migrations/0009_postings.sql"), then: Some(postings::settle_all) },
+    // The postings of existing chunks are built at 0011's step, once the
+    // table settling reads exists.
+    sql("0009_postings", include_str!("migrations/0009_postings.sql")),
     sql("0010_fts_hashsize", include_str!("migrations/0010_fts_hashsize.sql")),
+    Migration {
+        name: "0011_postings_rebuild",
+        sql: include_str!("migrations/0011_postings_rebuild.sql"),
+        then: Some(postings::settle_all),
+    },
 ];
 
 /// The schema level this build writes.

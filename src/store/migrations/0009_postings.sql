@@ -32,7 +32,7 @@ CREATE TRIGGER chunks_postings_au AFTER UPDATE OF context, text, has_cjk, cjk_co
     INSERT OR IGNORE INTO postings_stale(block) VALUES (old.id >> 12), (new.id >> 12);
 END;
 
--- Existing chunks: built by this migration's step (postings::settle).
+-- Existing chunks: built by migration 0011's step (postings::settle).
 INSERT INTO postings_stale(block) SELECT DISTINCT id >> 12 FROM chunks;
 
 -- FTS5 now ranks only what the postings cannot answer: it may merge its

@@ -16,7 +16,8 @@
 //! a block stale when it inserts a chunk there, triggers when a chunk is
 //! deleted or updated; `settle` rebuilds the stale blocks before the write
 //! commits, in the same transaction, so the table never disagrees with a
-//! committed index. A bulk ingest leaves the block it is filling until it
+//! committed index (a block that only lost chunks loses their entries
+//! instead: `prune`). A bulk ingest leaves the block it is filling until it
 //! ends. A reader that finds any block stale (a writer's open transaction,
 //! an ingest stopped halfway) asks FTS5 instead.
 
@@ -27,6 +28,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
 mod build;
+mod prune;
 
 use super::FtsIndex;
 use super::terms::Scored;
@@ -207,11 +209,10 @@ fn read_sizes(conn: &Connection, index: FtsIndex, b: i64) -> Result<Vec<u32>> {
     let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = x''")?;
     let data: Vec<u8> = stmt.query_row(params![index.code(), b], |r| r.get(0)).optional()?.ok_or_else(damaged)?;
     let mut sizes = vec![0; 1 << BLOCK_BITS];
-    let (mut at, mut place) = (0, 0);
-    while at < data.len() {
-        place += varint(&data, &mut at).ok_or_else(damaged)? as usize;
-        *sizes.get_mut(place).ok_or_else(damaged)? = varint(&data, &mut at).ok_or_else(damaged)? as u32;
-    }
+    prune::each_size(&data, |place, size| {
+        *sizes.get_mut(place).ok_or_else(damaged)? = size as u32;
+        Ok(())
+    })?;
     Ok(sizes)
 }
 
@@ -268,9 +269,10 @@ pub enum Settle {
 /// Called inside the transaction that wrote the chunks, before it commits.
 ///
 /// A block `building` built as its chunks were written is taken as it is
-/// when it holds exactly the chunks the block holds. The others are read
-/// back: a second thread tokenizes each block while this one writes the
-/// lists of the block before.
+/// when it holds exactly the chunks the block holds. A block that only lost
+/// chunks loses their entries (`prune`). The others are read back: a second
+/// thread tokenizes each block while this one writes the lists of the block
+/// before.
 pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> Result<()> {
     let newest: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))?;
     let blocks: Vec<i64> = conn
@@ -286,19 +288,23 @@ pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> R
         None => Default::default(),
     };
     let mut ids = conn.prepare_cached("SELECT id FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY id")?;
+    let mut changed_in_place = conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM postings_rebuild WHERE block = ?1)")?;
     let mut write = Writer::new(conn)?;
     let mut rebuild = Vec::new();
     for &b in &blocks {
         let holds: Vec<i64> = ids.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         match built.remove(&b) {
             Some(block) if block.ids == holds => write.block(b, block.lists)?,
+            _ if !changed_in_place.query_row([b], |r| r.get::<_, bool>(0))? && prune::prune(conn, b, &holds)? => {}
             _ => rebuild.push(b),
         }
     }
     rebuild_blocks(conn, &rebuild, &mut write)?;
     let mut done = conn.prepare_cached("DELETE FROM postings_stale WHERE block = ?1")?;
+    let mut rebuilt = conn.prepare_cached("DELETE FROM postings_rebuild WHERE block = ?1")?;
     for b in blocks {
         done.execute([b]).context("settling the postings")?;
+        rebuilt.execute([b])?;
     }
     Ok(())
 }
@@ -414,7 +420,7 @@ mod tests {
     use crate::store::write::tests::source_with_headings as notes;
 
     /// (heading, text): headings weigh apart in BM25.
-    const CHUNKS: &[(&str, &str)] = &[
+    pub(super) const CHUNKS: &[(&str, &str)] = &[
         ("Borrowing", "The borrow checker runs before code generation; data flows."),
         ("", "Borrowed data, borrowed twice: borrowing rules keep references valid."),
         ("검색 기능", "검색은 색인에서 시작합니다. 검색을 다시 하면 검색어가 바뀝니다. data"),
@@ -436,7 +442,7 @@ mod tests {
     ];
 
     /// The postings' scores and counts of every phrase are FTS5's own, chunk for chunk.
-    fn same_as_fts5(store: &Store) {
+    pub(super) fn same_as_fts5(store: &Store) {
         for &(index, phrase) in PHRASES {
             for weight in [1.0, 2.5] {
                 let got = store.phrase_scores(index, phrase, weight).unwrap().expect("the postings answer");

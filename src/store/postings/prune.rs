@@ -1,0 +1,185 @@
+//! Settling a block that only lost chunks: their entries are taken out of
+//! the block's stored lists, and the chunks it keeps are not tokenized again.
+//!
+//! Changing or removing a file deletes its chunks; a changed file's new
+//! chunks come with new ids, in the newest block. So the block that held the
+//! old chunks only lost some, and rebuilding it whole (reading and
+//! tokenizing its thousands of other chunks) was most of what re-indexing
+//! one edited file cost. A chunk updated in place is another matter: its
+//! entries would be stale, so its block is rebuilt whole (migration 0011's
+//! trigger marks it in `postings_rebuild`).
+
+use anyhow::Result;
+use rusqlite::{Connection, params};
+
+use super::{BLOCK_BITS, damaged, decode, put_varint, varint};
+
+/// Takes the chunks block `b` no longer holds out of its lists, when it
+/// holds only chunks its lists already have (`holds`: its chunk ids now, in
+/// order). Returns false, changing nothing, when that is not so: the block
+/// gained chunks or has no stored lists, and must be rebuilt.
+pub(super) fn prune(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
+    let base = b << BLOCK_BITS;
+    // Every chunk is in the word index: its size list names the block's chunks.
+    let sizes: Option<Vec<u8>> = conn
+        .prepare_cached("SELECT data FROM postings WHERE idx = 0 AND block = ?1 AND term = x''")?
+        .query_row([b], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
+    let Some(sizes) = sizes else { return Ok(false) };
+    let mut stored = Vec::new();
+    each_size(&sizes, |place, _| {
+        stored.push(base + place as i64);
+        Ok(())
+    })?;
+    // Both in id order: every chunk held must be one the lists have.
+    let mut have = stored.iter().peekable();
+    for id in holds {
+        while have.next_if(|&&s| s < *id).is_some() {}
+        if have.next_if(|&&s| s == *id).is_none() {
+            return Ok(false);
+        }
+    }
+    if stored.len() == holds.len() {
+        return Ok(true);
+    }
+    let keeps = |id: i64| holds.binary_search(&id).is_ok();
+    let rows: Vec<(i64, Vec<u8>, Vec<u8>)> = conn
+        .prepare_cached("SELECT idx, term, data FROM postings WHERE idx IN (0, 1) AND block = ?1")?
+        .query_map([b], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut update = conn.prepare_cached("UPDATE postings SET data = ?4 WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
+    let mut delete = conn.prepare_cached("DELETE FROM postings WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
+    for (idx, term, data) in rows {
+        let kept = if term.is_empty() { kept_sizes(&data, base, keeps)? } else { kept_entries(b, &data, keeps)? };
+        match kept {
+            None => continue,
+            Some(data) if data.is_empty() => delete.execute(params![idx, b, term])?,
+            Some(data) => update.execute(params![idx, b, term, data])?,
+        };
+    }
+    Ok(true)
+}
+
+/// A token's list without the chunks `keeps` refuses, as `decode` reads it;
+/// `None` when it loses none.
+fn kept_entries(b: i64, data: &[u8], keeps: impl Fn(i64) -> bool) -> Result<Option<Vec<u8>>> {
+    let (mut out, mut last, mut dropped) = (Vec::with_capacity(data.len()), b << BLOCK_BITS, false);
+    decode(b, data, |id, [head, body]| {
+        if !keeps(id) {
+            dropped = true;
+            return Ok(());
+        }
+        put_varint(&mut out, ((id - last) as u64) << 1 | u64::from(head > 0));
+        put_varint(&mut out, u64::from(body));
+        if head > 0 {
+            put_varint(&mut out, u64::from(head));
+        }
+        last = id;
+        Ok(())
+    })?;
+    Ok(dropped.then_some(out))
+}
+
+/// A size list without the chunks `keeps` refuses; `None` when it loses none.
+fn kept_sizes(data: &[u8], base: i64, keeps: impl Fn(i64) -> bool) -> Result<Option<Vec<u8>>> {
+    let (mut out, mut last, mut dropped) = (Vec::with_capacity(data.len()), 0, false);
+    each_size(data, |place, size| {
+        if !keeps(base + place as i64) {
+            dropped = true;
+            return Ok(());
+        }
+        put_varint(&mut out, (place - last) as u64);
+        put_varint(&mut out, size);
+        last = place;
+        Ok(())
+    })?;
+    Ok(dropped.then_some(out))
+}
+
+/// Each (place in the block, size) of a size list.
+pub(super) fn each_size(data: &[u8], mut entry: impl FnMut(usize, u64) -> Result<()>) -> Result<()> {
+    let (mut at, mut place) = (0, 0);
+    while at < data.len() {
+        place += varint(data, &mut at).ok_or_else(damaged)? as usize;
+        entry(place, varint(data, &mut at).ok_or_else(damaged)?)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{CHUNKS, same_as_fts5};
+    use super::super::{Writer, rebuild_blocks};
+    use super::*;
+    use crate::store::Store;
+    use crate::store::write::tests::source_with_headings as notes;
+
+    fn rows(conn: &Connection) -> Vec<(i64, i64, Vec<u8>, Vec<u8>)> {
+        conn.prepare("SELECT idx, block, term, data FROM postings ORDER BY idx, block, term")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    fn block_ids(conn: &Connection) -> Vec<i64> {
+        conn.prepare("SELECT id FROM chunks WHERE id >> 12 = 0 ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    }
+
+    fn store_of_three_files(dir: &std::path::Path) -> Store {
+        let mut store = Store::open(&dir.join("k.db"), false).unwrap();
+        let (root, _) = store.ensure_root(dir).unwrap();
+        for name in ["a.md", "b.md", "c.md"] {
+            store.apply_source(&notes(root, name, CHUNKS), false).unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_block_that_only_lost_chunks_loses_their_entries_as_a_rebuild_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_of_three_files(dir.path());
+        let conn = &store.conn;
+        conn.execute_batch("BEGIN").unwrap();
+        // b.md's chunks leave: entries of words, prefixes, trigrams and sizes.
+        conn.execute("DELETE FROM chunks WHERE doc_id = (SELECT id FROM documents WHERE path LIKE '%b.md')", []).unwrap();
+        let holds = block_ids(conn);
+        assert_eq!(holds.len(), 2 * CHUNKS.len());
+        assert!(prune(conn, 0, &holds).unwrap(), "only lost chunks: pruned");
+        let pruned = rows(conn);
+        rebuild_blocks(conn, &[0], &mut Writer::new(conn).unwrap()).unwrap();
+        assert_eq!(pruned, rows(conn), "the same rows as tokenizing the block again");
+        conn.execute_batch("ROLLBACK").unwrap();
+    }
+
+    #[test]
+    fn a_block_that_gained_chunks_or_has_no_lists_is_left_to_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_of_three_files(dir.path());
+        let conn = &store.conn;
+        let mut holds = block_ids(conn);
+        let before = rows(conn);
+        holds.push(holds.last().unwrap() + 1);
+        assert!(!prune(conn, 0, &holds).unwrap(), "a chunk the lists do not have");
+        assert!(!prune(conn, 7, &[]).unwrap(), "no lists at all");
+        assert_eq!(rows(conn), before, "nothing changed");
+    }
+
+    #[test]
+    fn a_chunk_updated_in_place_has_its_block_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_of_three_files(dir.path());
+        // One chunk leaves and another is rewritten in place in the same
+        // write: pruning alone would keep the rewritten chunk's old words.
+        store.begin_batch().unwrap();
+        store.conn.execute("DELETE FROM chunks WHERE id = 1", []).unwrap();
+        store.conn.execute("UPDATE chunks SET text = 'Nothing about borrowing or data now.' WHERE id = 2", []).unwrap();
+        store.commit_batch().unwrap();
+        store.settle_postings().unwrap();
+        same_as_fts5(&store);
+        let left: i64 = store.conn.query_row("SELECT count(*) FROM postings_rebuild", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "settled blocks are no longer marked");
+    }
+}
