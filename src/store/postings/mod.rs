@@ -16,7 +16,7 @@
 //! a block stale when it inserts a chunk there, triggers when a chunk is
 //! deleted or updated; `settle` rebuilds the stale blocks before the write
 //! commits, in the same transaction, so the table never disagrees with a
-//! committed index (a block that only lost chunks loses their entries
+//! committed index (a block that lost chunks or gained newer ones is patched
 //! instead: `prune`). A bulk ingest leaves the block it is filling until it
 //! ends. A reader that finds any block stale (a writer's open transaction,
 //! an ingest stopped halfway) asks FTS5 instead.
@@ -269,10 +269,10 @@ pub enum Settle {
 /// Called inside the transaction that wrote the chunks, before it commits.
 ///
 /// A block `building` built as its chunks were written is taken as it is
-/// when it holds exactly the chunks the block holds. A block that only lost
-/// chunks loses their entries (`prune`). The others are read back: a second
-/// thread tokenizes each block while this one writes the lists of the block
-/// before.
+/// when it holds exactly the chunks the block holds. A block that lost
+/// chunks or gained newer ones is patched from its stored lists (`prune`).
+/// The others are read back: a second thread tokenizes each block while this
+/// one writes the lists of the block before.
 pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> Result<()> {
     let newest: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM chunks", [], |r| r.get(0))?;
     let blocks: Vec<i64> = conn
@@ -295,7 +295,7 @@ pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> R
         let holds: Vec<i64> = ids.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         match built.remove(&b) {
             Some(block) if block.ids == holds => write.block(b, block.lists)?,
-            _ if !changed_in_place.query_row([b], |r| r.get::<_, bool>(0))? && prune::prune(conn, b, &holds)? => {}
+            _ if !changed_in_place.query_row([b], |r| r.get::<_, bool>(0))? && prune::patch(conn, b, &holds)? => {}
             _ => rebuild.push(b),
         }
     }
@@ -338,24 +338,27 @@ impl<'c> Writer<'c> {
     }
 }
 
-/// Builds `blocks` from the chunks they hold, read back from the table.
-fn rebuild_blocks(conn: &Connection, blocks: &[i64], write: &mut Writer) -> Result<()> {
-    // The columns each index holds: every chunk's heading context and text
-    // in the word index; the Hangul/CJK words of those with any in the trigram index.
+/// The columns each index holds of the chunks with ids in `from..to`: every
+/// chunk's heading context and text in the word index; the Hangul/CJK words
+/// of those with any in the trigram index.
+fn block_texts(conn: &Connection, from: i64, to: i64) -> Result<Vec<ChunkText>> {
     let mut chunks = conn.prepare_cached(
         "SELECT id, context, text, CASE WHEN has_cjk THEN coalesce(cjk_context, '') END, coalesce(cjk_text, '')
          FROM chunks WHERE id >= ?1 AND id < ?2 ORDER BY id",
     )?;
-    let mut read = |b: i64| -> Result<Vec<ChunkText>> {
-        let rows = chunks.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| {
-            let cjk = match r.get::<_, Option<String>>(3)? {
-                Some(context) => Some([context, r.get(4)?]),
-                None => None,
-            };
-            Ok(ChunkText { id: r.get(0)?, words: [r.get(1)?, r.get(2)?], cjk })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    };
+    let rows = chunks.query_map(params![from, to], |r| {
+        let cjk = match r.get::<_, Option<String>>(3)? {
+            Some(context) => Some([context, r.get(4)?]),
+            None => None,
+        };
+        Ok(ChunkText { id: r.get(0)?, words: [r.get(1)?, r.get(2)?], cjk })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Builds `blocks` from the chunks they hold, read back from the table.
+fn rebuild_blocks(conn: &Connection, blocks: &[i64], write: &mut Writer) -> Result<()> {
+    let read = |b: i64| block_texts(conn, b << BLOCK_BITS, (b + 1) << BLOCK_BITS);
     std::thread::scope(|scope| -> Result<()> {
         let (to_helper, texts) = std::sync::mpsc::sync_channel::<(i64, Vec<ChunkText>)>(1);
         let (to_writer, built) = std::sync::mpsc::sync_channel::<Result<(i64, [BlockLists; 2])>>(1);
