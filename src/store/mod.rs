@@ -71,8 +71,8 @@ const MIGRATIONS: &[Migration] = &[
     sql("0009_postings", include_str!("migrations/0009_postings.sql")),
     sql("0010_fts_hashsize", include_str!("migrations/0010_fts_hashsize.sql")),
     Migration {
-        name: "0011_postings_rebuild",
-        sql: include_str!("migrations/0011_postings_rebuild.sql"),
+        name: "0011_postings_blocks",
+        sql: include_str!("migrations/0011_postings_blocks.sql"),
         then: Some(postings::settle_all),
     },
 ];

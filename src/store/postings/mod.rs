@@ -11,8 +11,9 @@
 //! read of a few blobs and arithmetic, FTS5's formula exactly (`Lists::scores`).
 //!
 //! The tokens are FTS5's own (`tokens`). Chunks are grouped in blocks of
-//! 4,096 ids, one row per (index, block, token) and one of the chunks'
-//! sizes per (index, block) (the format: migration 0009). The writer marks
+//! 16,384 ids, one row per (index, block, token) and one of the chunks'
+//! sizes per (index, block) (the format: migration 0009; the block size:
+//! 0011). The writer marks
 //! a block stale when it inserts a chunk there, triggers when a chunk is
 //! deleted or updated; `settle` rebuilds the stale blocks before the write
 //! commits, in the same transaction, so the table never disagrees with a
@@ -36,10 +37,13 @@ use super::tokens::{Purpose, Tokenizer, Tokens};
 use build::BlockLists;
 pub use build::{Builder, ChunkText};
 
-/// Chunk ids per block: `id >> BLOCK_BITS` (also in migration 0009's triggers).
-/// Larger blocks make fewer rows to read; smaller ones less to rebuild
-/// when one file changes (a block of 4,096 chunks of 800 bytes: about 50 ms).
-pub const BLOCK_BITS: u32 = 12;
+/// Chunk ids per block: `id >> BLOCK_BITS` (also in migration 0011's triggers).
+/// A phrase's lists take one index seek per block, which at a million
+/// chunks in blocks of 4,096 ids was most of a one-shot ask's reads. An
+/// edited file's blocks are patched, not rebuilt (`prune`), so a larger
+/// block costs an edit little; a block is still rebuilt whole when a chunk
+/// is updated in place, and built whole in memory by a bulk ingest.
+pub const BLOCK_BITS: u32 = 14;
 
 /// FTS5's BM25 constants (`fts5Bm25Function`).
 const K1: f64 = 1.2;

@@ -163,7 +163,8 @@ mod tests {
     }
 
     fn block_ids(conn: &Connection) -> Vec<i64> {
-        conn.prepare("SELECT id FROM chunks WHERE id >> 12 = 0 ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        let sql = format!("SELECT id FROM chunks WHERE id >> {BLOCK_BITS} = 0 ORDER BY id");
+        conn.prepare(&sql).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
     }
 
     fn store_of_three_files(dir: &std::path::Path) -> Store {
