@@ -4,7 +4,7 @@
 -- A stale block that lost chunks or gained newer ones (a file changed or
 -- left: its chunks are deleted, a changed file's new ones take the newest
 -- ids) is patched from its stored lists, without tokenizing the chunks it
--- kept (store/postings/prune.rs). That makes a block's size cheap to edit,
+-- kept (store/postings/patch.rs). That makes a block's size cheap to edit,
 -- and a phrase's lists take one index seek per block: larger blocks, a
 -- quarter of the seeks (docs/performance.md, issue 20). A chunk updated in
 -- place changes what its own entries say, so its block is rebuilt whole:

@@ -18,7 +18,7 @@
 //! deleted or updated; `settle` rebuilds the stale blocks before the write
 //! commits, in the same transaction, so the table never disagrees with a
 //! committed index (a block that lost chunks or gained newer ones is patched
-//! instead: `prune`). A bulk ingest leaves the block it is filling until it
+//! instead: `patch`). A bulk ingest leaves the block it is filling until it
 //! ends. A reader that finds any block stale (a writer's open transaction,
 //! an ingest stopped halfway) asks FTS5 instead.
 
@@ -29,7 +29,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 
 mod build;
-mod prune;
+mod patch;
 
 use super::FtsIndex;
 use super::terms::Scored;
@@ -40,7 +40,7 @@ pub use build::{Builder, ChunkText};
 /// Chunk ids per block: `id >> BLOCK_BITS` (also in migration 0011's triggers).
 /// A phrase's lists take one index seek per block, which at a million
 /// chunks in blocks of 4,096 ids was most of a one-shot ask's reads. An
-/// edited file's blocks are patched, not rebuilt (`prune`), so a larger
+/// edited file's blocks are patched, not rebuilt (`patch`), so a larger
 /// block costs an edit little; a block is still rebuilt whole when a chunk
 /// is updated in place, and built whole in memory by a bulk ingest.
 pub const BLOCK_BITS: u32 = 14;
@@ -213,7 +213,7 @@ fn read_sizes(conn: &Connection, index: FtsIndex, b: i64) -> Result<Vec<u32>> {
     let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = x''")?;
     let data: Vec<u8> = stmt.query_row(params![index.code(), b], |r| r.get(0)).optional()?.ok_or_else(damaged)?;
     let mut sizes = vec![0; 1 << BLOCK_BITS];
-    prune::each_size(&data, |place, size| {
+    patch::each_size(&data, |place, size| {
         *sizes.get_mut(place).ok_or_else(damaged)? = size as u32;
         Ok(())
     })?;
@@ -274,7 +274,7 @@ pub enum Settle {
 ///
 /// A block `building` built as its chunks were written is taken as it is
 /// when it holds exactly the chunks the block holds. A block that lost
-/// chunks or gained newer ones is patched from its stored lists (`prune`).
+/// chunks or gained newer ones is patched from its stored lists (`patch`).
 /// The others are read back: a second thread tokenizes each block while this
 /// one writes the lists of the block before.
 pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> Result<()> {
@@ -299,7 +299,7 @@ pub fn settle(conn: &Connection, which: Settle, building: Option<&Builder>) -> R
         let holds: Vec<i64> = ids.query_map(params![b << BLOCK_BITS, (b + 1) << BLOCK_BITS], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         match built.remove(&b) {
             Some(block) if block.ids == holds => write.block(b, block.lists)?,
-            _ if !changed_in_place.query_row([b], |r| r.get::<_, bool>(0))? && prune::patch(conn, b, &holds)? => {}
+            _ if !changed_in_place.query_row([b], |r| r.get::<_, bool>(0))? && patch::patch(conn, b, &holds)? => {}
             _ => rebuild.push(b),
         }
     }

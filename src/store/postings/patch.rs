@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use anyhow::Result;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::build::{self, Tokenizers};
 use super::{BLOCK_BITS, FtsIndex, block_texts, damaged, decode, put_varint, varint};
@@ -30,8 +30,7 @@ pub(super) fn patch(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
     let sizes: Option<Vec<u8>> = conn
         .prepare_cached("SELECT data FROM postings WHERE idx = 0 AND block = ?1 AND term = x''")?
         .query_row([b], |r| r.get(0))
-        .map(Some)
-        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
+        .optional()?;
     let Some(sizes) = sizes else { return Ok(false) };
     let mut stored = Vec::new();
     each_size(&sizes, |place, _| {
@@ -53,19 +52,16 @@ pub(super) fn patch(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
     }
     let keeps = |id: i64| id > newest_stored || older.binary_search(&id).is_ok();
     // The newer chunks' lists, each from the block's first id as `decode` reads them.
-    let added: [HashMap<Box<[u8]>, Vec<u8>>; 2] = match newer {
-        [] => Default::default(),
-        [first, .., last] | [first @ last] => {
-            let tokenizers = Tokenizers::new()?;
-            let lists = build::build(&tokenizers.both, b, &block_texts(conn, *first, last + 1)?)?;
-            lists.map(|l| std::iter::once((Box::from(&[][..]), l.sizes)).chain(l.lists.into_iter().map(|l| (l.term, l.data))).collect())
-        }
-    };
+    let mut added: [HashMap<Box<[u8]>, Vec<u8>>; 2] = Default::default();
+    if let (Some(first), Some(last)) = (newer.first(), newer.last()) {
+        let tokenizers = Tokenizers::new()?;
+        let lists = build::build(&tokenizers.both, b, &block_texts(conn, *first, last + 1)?)?;
+        added = lists.map(|l| std::iter::once((Box::from(&[][..]), l.sizes)).chain(l.lists.into_iter().map(|l| (l.term, l.data))).collect());
+    }
     let rows: Vec<(i64, Vec<u8>, Vec<u8>)> = conn
         .prepare_cached("SELECT idx, term, data FROM postings WHERE idx IN (0, 1) AND block = ?1")?
         .query_map([b], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut added = added;
     let mut update = conn.prepare_cached("UPDATE postings SET data = ?4 WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
     let mut delete = conn.prepare_cached("DELETE FROM postings WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
     for (idx, term, data) in rows {
@@ -187,9 +183,9 @@ mod tests {
         let holds = block_ids(conn);
         assert_eq!(holds.len(), 2 * CHUNKS.len());
         assert!(patch(conn, 0, &holds).unwrap(), "only lost chunks: patched");
-        let pruned = rows(conn);
+        let patched = rows(conn);
         rebuild_blocks(conn, &[0], &mut Writer::new(conn).unwrap()).unwrap();
-        assert_eq!(pruned, rows(conn), "the same rows as tokenizing the block again");
+        assert_eq!(patched, rows(conn), "the same rows as tokenizing the block again");
         conn.execute_batch("ROLLBACK").unwrap();
     }
 
