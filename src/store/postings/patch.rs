@@ -66,7 +66,7 @@ pub(super) fn patch(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
     let mut delete = conn.prepare_cached("DELETE FROM postings WHERE idx = ?1 AND block = ?2 AND term = ?3")?;
     for (idx, term, data) in rows {
         let more = added[idx as usize].remove(&term[..]);
-        let patched = if term.is_empty() { patched_sizes(&data, base, &keeps, more)? } else { patched_list(b, &data, &keeps, more)? };
+        let patched = if term.is_empty() { patched_sizes(&data, base, keeps, more)? } else { patched_list(b, &data, keeps, more)? };
         match patched {
             None => continue,
             Some(data) if data.is_empty() => delete.execute(params![idx, b, term])?,
