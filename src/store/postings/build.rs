@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use anyhow::{Result, anyhow};
 use rusqlite::Connection;
 
-use super::{BLOCK_BITS, Settle, put_varint};
+use super::{BLOCK_BITS, Settle, put_entry, put_size};
 use crate::store::FtsIndex;
 use crate::store::tokens::{Purpose, Tokenizer, Tokens};
 
@@ -201,17 +201,11 @@ impl BlockLists {
         // Entries as `decode` reads them.
         for &place in &self.touched {
             let list = &mut self.lists[place as usize];
-            let [head, body] = list.counts;
-            put_varint(&mut list.data, ((id - list.last) as u64) << 1 | u64::from(head > 0));
-            put_varint(&mut list.data, u64::from(body));
-            if head > 0 {
-                put_varint(&mut list.data, u64::from(head));
-            }
+            put_entry(&mut list.data, list.last, id, list.counts);
             list.last = id;
         }
         let last = self.sized.unwrap_or((id >> BLOCK_BITS) << BLOCK_BITS);
-        put_varint(&mut self.sizes, (id - last) as u64);
-        put_varint(&mut self.sizes, u64::from(size));
+        put_size(&mut self.sizes, (id - last) as u64, u64::from(size));
         self.sized = Some(id);
         Ok(())
     }

@@ -210,14 +210,19 @@ impl Sizes {
 
 /// Block `b`'s size list, by the chunk's place in the block.
 fn read_sizes(conn: &Connection, index: FtsIndex, b: i64) -> Result<Vec<u32>> {
-    let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = x''")?;
-    let data: Vec<u8> = stmt.query_row(params![index.code(), b], |r| r.get(0)).optional()?.ok_or_else(damaged)?;
+    let data = size_row(conn, index, b)?.ok_or_else(damaged)?;
     let mut sizes = vec![0; 1 << BLOCK_BITS];
-    patch::each_size(&data, |place, size| {
+    each_size(&data, |place, size| {
         *sizes.get_mut(place).ok_or_else(damaged)? = size as u32;
         Ok(())
     })?;
     Ok(sizes)
+}
+
+/// Block `b`'s size list in `index` as stored (the empty token's row), if it has one.
+fn size_row(conn: &Connection, index: FtsIndex, b: i64) -> Result<Option<Vec<u8>>> {
+    let mut stmt = conn.prepare_cached("SELECT data FROM postings WHERE idx = ?1 AND block = ?2 AND term = x''")?;
+    Ok(stmt.query_row(params![index.code(), b], |r| r.get(0)).optional()?)
 }
 
 /// The last block `index` has postings in (-1: none).
@@ -243,6 +248,33 @@ fn decode(block: i64, data: &[u8], mut entry: impl FnMut(i64, [u32; 2]) -> Resul
         entry(id, [head as u32, body as u32])?;
     }
     Ok(())
+}
+
+/// Appends chunk `id`'s entry as `decode` reads it; `last` is the id of the
+/// list's entry before it, or the block's first id.
+fn put_entry(out: &mut Vec<u8>, last: i64, id: i64, [head, body]: [u32; 2]) {
+    put_varint(out, ((id - last) as u64) << 1 | u64::from(head > 0));
+    put_varint(out, u64::from(body));
+    if head > 0 {
+        put_varint(out, u64::from(head));
+    }
+}
+
+/// Each (place in the block, size in tokens) of a size list.
+fn each_size(data: &[u8], mut entry: impl FnMut(usize, u64) -> Result<()>) -> Result<()> {
+    let (mut at, mut place) = (0, 0);
+    while at < data.len() {
+        place += varint(data, &mut at).ok_or_else(damaged)? as usize;
+        entry(place, varint(data, &mut at).ok_or_else(damaged)?)?;
+    }
+    Ok(())
+}
+
+/// Appends a chunk's size as `each_size` reads it: its place's distance
+/// from the last one sized (the first from the block's start), then the size.
+fn put_size(out: &mut Vec<u8>, step: u64, size: u64) {
+    put_varint(out, step);
+    put_varint(out, size);
 }
 
 /// Marks the block of a chunk just inserted for `settle` to rebuild.

@@ -15,10 +15,10 @@
 use std::collections::HashMap;
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::build::{self, Tokenizers};
-use super::{BLOCK_BITS, FtsIndex, block_texts, damaged, decode, put_varint, varint};
+use super::{BLOCK_BITS, FtsIndex, block_texts, decode, each_size, put_entry, put_size, size_row};
 
 /// Brings block `b`'s lists to the chunks it holds now (`holds`, in id
 /// order) when it lost chunks or gained ones newer than all it had. Returns
@@ -27,11 +27,7 @@ use super::{BLOCK_BITS, FtsIndex, block_texts, damaged, decode, put_varint, vari
 pub(super) fn patch(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
     let base = b << BLOCK_BITS;
     // Every chunk is in the word index: its size list names the block's chunks.
-    let sizes: Option<Vec<u8>> = conn
-        .prepare_cached("SELECT data FROM postings WHERE idx = 0 AND block = ?1 AND term = x''")?
-        .query_row([b], |r| r.get(0))
-        .optional()?;
-    let Some(sizes) = sizes else { return Ok(false) };
+    let Some(sizes) = size_row(conn, FtsIndex::Words, b)? else { return Ok(false) };
     let mut stored = Vec::new();
     each_size(&sizes, |place, _| {
         stored.push(base + place as i64);
@@ -86,12 +82,8 @@ pub(super) fn patch(conn: &Connection, b: i64, holds: &[i64]) -> Result<bool> {
 /// entries after its own; `None` when neither changes it.
 fn patched_list(b: i64, data: &[u8], keeps: impl Fn(i64) -> bool, more: Option<Vec<u8>>) -> Result<Option<Vec<u8>>> {
     let (mut out, mut last, mut changed) = (Vec::with_capacity(data.len()), b << BLOCK_BITS, more.is_some());
-    let mut put = |id: i64, [head, body]: [u32; 2]| -> Result<()> {
-        put_varint(&mut out, ((id - last) as u64) << 1 | u64::from(head > 0));
-        put_varint(&mut out, u64::from(body));
-        if head > 0 {
-            put_varint(&mut out, u64::from(head));
-        }
+    let mut put = |id: i64, counts: [u32; 2]| -> Result<()> {
+        put_entry(&mut out, last, id, counts);
         last = id;
         Ok(())
     };
@@ -113,8 +105,7 @@ fn patched_list(b: i64, data: &[u8], keeps: impl Fn(i64) -> bool, more: Option<V
 fn patched_sizes(data: &[u8], base: i64, keeps: impl Fn(i64) -> bool, more: Option<Vec<u8>>) -> Result<Option<Vec<u8>>> {
     let (mut out, mut last, mut changed) = (Vec::with_capacity(data.len()), 0, more.is_some());
     let mut put = |place: usize, size: u64| -> Result<()> {
-        put_varint(&mut out, (place - last) as u64);
-        put_varint(&mut out, size);
+        put_size(&mut out, (place - last) as u64, size);
         last = place;
         Ok(())
     };
@@ -129,16 +120,6 @@ fn patched_sizes(data: &[u8], base: i64, keeps: impl Fn(i64) -> bool, more: Opti
         each_size(&more, &mut put)?;
     }
     Ok(changed.then_some(out))
-}
-
-/// Each (place in the block, size) of a size list.
-pub(super) fn each_size(data: &[u8], mut entry: impl FnMut(usize, u64) -> Result<()>) -> Result<()> {
-    let (mut at, mut place) = (0, 0);
-    while at < data.len() {
-        place += varint(data, &mut at).ok_or_else(damaged)? as usize;
-        entry(place, varint(data, &mut at).ok_or_else(damaged)?)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
