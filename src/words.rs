@@ -23,6 +23,11 @@ const QUESTION_WORDS: &[&str] = &[
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
     "many", "much", "makes", "made", "gets", "got", "doing",
+    // Contractions typed without the apostrophe ("whats a closure").
+    "whats", "hows", "whys", "im", "ive", "youre", "thats", "its", "dont", "doesnt", "didnt", "cant", "wont", "isnt",
+    "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
+    // How a user frames a question ("I'm confused about lifetimes"), not its topic.
+    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically",
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
 ];
 
@@ -156,6 +161,67 @@ pub fn cjk_words(text: &str) -> String {
     out
 }
 
+/// The endings an apostrophe cuts off an English word (`Rust's`, `I'm`,
+/// `we've`, `you're`, `we'll`, `I'd`), which name nothing.
+const CONTRACTED: &[&str] = &["s", "m", "ve", "re", "ll", "d"];
+
+/// What becomes of a negation's auxiliary (`doesn't`, `isn't`: the index
+/// reads `doesn` and `t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Negation {
+    /// `isn't` stays `isn`: which sentence answers "what if it isn't set?"
+    /// may be the one that says "isn't set" (the built-in answerer).
+    Keep,
+    /// Dropped: whether the notes hold a topic does not depend on it (the
+    /// ask gate, where a word the notes lack counts against the question).
+    Drop,
+}
+
+/// `text` with its English contractions cut to the word that names
+/// something: `Rust's` → `Rust`, `I'm` → `I`, `doesn't` → `doesn` or
+/// nothing. The word index splits at the apostrophe, so they would read
+/// as words of their own (`m`, `t`) that no topic is about.
+fn without_contractions(text: &str, negation: Negation) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        // Each run of letters, digits and apostrophes is read whole.
+        let end = rest.find(|c: char| !c.is_alphanumeric() && !is_apostrophe(c)).unwrap_or(rest.len());
+        if end == 0 {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        } else {
+            out.push_str(contraction_cut(&rest[..end], negation));
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '\u{2019}' | '\u{02BC}')
+}
+
+/// One word with apostrophes, cut as `without_contractions` says.
+fn contraction_cut(word: &str, negation: Negation) -> &str {
+    let mut parts = word.split(is_apostrophe);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(w), Some(ending), None) if !w.is_empty() && CONTRACTED.contains(&ending.to_lowercase().as_str()) => w,
+        (Some(w), Some("t" | "T"), None) if w.to_lowercase().ends_with('n') => match negation {
+            Negation::Keep => w,
+            Negation::Drop => "",
+        },
+        _ => word,
+    }
+}
+
+/// The terms of `text` that name its topic: `terms` without question
+/// words, fillers or the endings of contractions. What the ask gate and
+/// the built-in answerer weigh a question by (the search reads `terms`).
+pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
+    terms(&without_contractions(text, negation)).into_iter().filter(|t| !is_question_word(&t.word) && !is_filler(&t.word)).collect()
+}
+
 /// One searchable term of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Term {
@@ -200,6 +266,22 @@ pub fn strip_particle(word: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contractions_and_framing_name_no_topic() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(topic("I'm confused about lifetimes, what are they for?"), ["lifetimes"]);
+        let q = "Why doesn’t Rust's borrow checker let me? I’ve tried, it won't";
+        assert_eq!(topic(q), ["rust", "borrow", "checker", "let", "tried"]);
+        let kept: Vec<String> = topic_terms(q, Negation::Keep).into_iter().map(|t| t.word).collect();
+        assert_eq!(kept, ["doesn", "rust", "borrow", "checker", "let", "tried", "won"]);
+        assert_eq!(topic("whats a closure"), ["closure"]);
+        // An apostrophe that is not a contraction stays as the index reads it.
+        assert_eq!(topic("the 'static lifetime and rock'n'roll"), ["static", "lifetime", "rock", "n", "roll"]);
+        // A generic `T` is a topic; only `n't`'s `t` is not.
+        assert_eq!(topic("What is T in Option<T>?"), ["t", "option"]);
+        assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
+    }
 
     #[test]
     fn the_trigram_text_is_the_cjk_words_a_query_reads() {

@@ -188,6 +188,27 @@ fn a_question_that_only_half_matches_the_notes_is_refused() {
 }
 
 #[test]
+fn contractions_and_how_a_user_frames_a_question_do_not_count_against_it() {
+    // "I'm confused about lifetimes, what are they for?" was refused: `m`
+    // and `confused` read as topics the notes lack.
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    for (q, quote) in [
+        ("I'm confused, how many minutes does green tea steep?", "\"Green tea steeps best at eighty degrees for two minutes.\" [#1]"),
+        ("I'm wondering why my cargo build doesn't make a binary", "\"Run `cargo build` to compile the project;"),
+        ("whats cargo new for", "\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"),
+    ] {
+        let out = env.ok(&["ask", "--explain", q]);
+        assert!(out.contains("→ pass") && out.lines().any(|l| l.starts_with(quote)), "{q}: {out}");
+        // "terms: +minutes (idf 6.5), -m (idf 7.6)": the words weighed.
+        let line = out.lines().find_map(|l| l.trim_start().strip_prefix("terms: ")).unwrap();
+        let terms: Vec<&str> = line.split(", ").map(|t| t[1..].split(" (").next().unwrap()).collect();
+        assert!(terms.iter().all(|t| !["m", "t", "doesn", "confused", "wondering", "whats"].contains(t)), "{q}: {terms:?}");
+    }
+}
+
+#[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
     let env = Env::new();
     extractive(&env);

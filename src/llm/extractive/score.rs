@@ -29,7 +29,7 @@ impl AskKind {
             AskKind::Why
         } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
             AskKind::HowTo
-        } else if has(&[" what is", " what are", " what's", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야"]) {
+        } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야"]) {
             AskKind::Define
         } else {
             AskKind::Other
@@ -93,7 +93,7 @@ pub fn korean_stem(word: &str) -> String {
 /// Content words of `text`, stemmed (Korean: particle stripped, shared with search).
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in words::terms(text).into_iter().filter(|t| !words::is_question_word(&t.word) && !words::is_filler(&t.word)) {
+    for t in words::topic_terms(text, words::Negation::Keep) {
         let term = if t.cjk { korean_stem(&t.word) } else { stem(&t.word) };
         if !out.contains(&term) {
             out.push(term);

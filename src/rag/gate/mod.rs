@@ -133,7 +133,7 @@ pub fn no_content_words(question: &str) -> bool {
 }
 
 fn content_terms(text: &str) -> Vec<query::Term> {
-    query::terms(text).into_iter().filter(|t| !query::is_question_word(&t.word) && !query::is_filler(&t.word)).collect()
+    crate::words::topic_terms(text, crate::words::Negation::Drop)
 }
 
 impl Gate<'_> {
