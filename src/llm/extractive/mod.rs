@@ -117,7 +117,7 @@ pub fn candidates(g: &Grounding) -> Vec<(usize, String)> {
         .into_iter()
         .take(MAX_CANDIDATES)
         .map(|Scored { i, .. }| {
-            let with: Vec<&str> = std::iter::once(i).chain(all[i].follow.iter().copied()).map(|j| all[j].text.as_str()).collect();
+            let with: Vec<&str> = all[i].header.into_iter().chain([i]).chain(all[i].follow.iter().copied()).map(|j| all[j].text.as_str()).collect();
             // The opening says what a unit is about; a long list or code
             // block after it would only slow the embedder down.
             (i, with.join("\n").chars().take(MAX_CANDIDATE_CHARS).collect())
@@ -164,7 +164,7 @@ impl<'a> Reading<'a> {
             // A bare follow-up ("why?", "tell me more") wants something new; a
             // question with words of its own may well be answered by the same
             // sentence again.
-            .filter(|(_, u)| u.unit.kind != UnitKind::Code && !(self.bare && already_said(&self.said, &u.unit.text)))
+            .filter(|(_, u)| !matches!(u.unit.kind, UnitKind::Code | UnitKind::Header) && !(self.bare && already_said(&self.said, &u.unit.text)))
             .filter_map(|(i, u)| {
                 // Earlier evidence ranked higher in search.
                 let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));
@@ -239,7 +239,8 @@ pub fn answer(g: &Grounding) -> String {
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());
-        for i in std::iter::once(c).chain(all[c].follow.iter().copied()).chain(next).chain(brought) {
+        // A table row is quoted after its header, which says what its cells are.
+        for i in all[c].header.into_iter().chain([c]).chain(all[c].follow.iter().copied()).chain(next).chain(brought) {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }
@@ -500,6 +501,19 @@ mod tests {
         let a = answer(&grounding("How do I inspect hives one at a time?", &ev));
         assert!(a.starts_with("\"To inspect one hive at a time"), "{a}");
         assert!(a.contains("$ hivelog --hives=1"), "{a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+
+    #[test]
+    fn a_question_about_a_table_gets_its_row_after_the_header() {
+        // Tables were skipped: a results table could not be quoted at all.
+        let ev = ["Mite counts after the spring inspection:\n\n| Hive | Mites per 300 bees | Treated |\n|---|---:|---|\n| North |  3 | no  |\n| South | 11 | yes |\n| East  |  5 | no  |\n"];
+        let a = answer(&grounding("How many mites did the South hive have?", &ev));
+        let lines: Vec<&str> = a.lines().collect();
+        assert!(lines.contains(&"\"| Hive | Mites per 300 bees | Treated |\" [#1]"), "{a}");
+        assert!(lines.contains(&"\"| South | 11 | yes |\" [#1]"), "{a}");
+        let (header, south) = (a.find("| Hive |").unwrap(), a.find("| South |").unwrap());
+        assert!(header < south, "the header comes first: {a}");
         assert!(verified(&a, &ev), "{a}");
     }
 

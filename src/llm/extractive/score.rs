@@ -114,7 +114,12 @@ pub struct Indexed<'a> {
 impl<'a> Indexed<'a> {
     pub fn new(unit: &'a Unit, all: &[Unit]) -> Indexed<'a> {
         let follow_lower = unit.follow.iter().map(|&i| all[i].text.to_lowercase()).collect::<Vec<_>>().join(" ");
-        Indexed { unit, words: words::words(&unit.text).iter().map(|w| stem(w)).collect(), lower: unit.text.to_lowercase(), follow_lower }
+        // A table row reads with its header: the header names what the cells are.
+        let text = match unit.header {
+            Some(h) => format!("{}\n{}", all[h].text, unit.text),
+            None => unit.text.clone(),
+        };
+        Indexed { unit, words: words::words(&text).iter().map(|w| stem(w)).collect(), lower: text.to_lowercase(), follow_lower }
     }
 
     pub fn has(&self, term: &str) -> bool {

@@ -14,6 +14,8 @@ pub enum UnitKind {
     Sentence,
     Item,
     Code,
+    /// A table's header row: quoted before a row of its table, never alone.
+    Header,
 }
 
 #[derive(Debug, Clone)]
@@ -28,6 +30,8 @@ pub struct Unit {
     pub follow: Vec<usize>,
     /// The next sentence of the same paragraph, which often says the rest.
     pub next: Option<usize>,
+    /// A table row's header row: what its cells are.
+    pub header: Option<usize>,
 }
 
 /// Most list items a sentence brings with it.
@@ -41,6 +45,9 @@ enum Block {
     /// indented under its parent).
     List(Vec<(usize, String)>),
     Code(String),
+    /// A Markdown table's rows as written, the header (when a `|---|` line
+    /// follows it) first.
+    Table { header: Option<String>, rows: Vec<String> },
 }
 
 /// All units of all evidence entries, in order.
@@ -49,7 +56,11 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
     for (n, text) in evidence {
         let blocks = blocks(&strip_markup(text));
         let mut intro: Option<usize> = None;
+        // The last sentence before a table, when it names one ("Table 3-1:
+        // Integer Types in Rust", "The table below …"): it introduces it.
+        let mut caption: Option<usize> = None;
         for block in blocks {
+            let before = caption.take();
             match block {
                 Block::Prose(p) => {
                     let sentences = split_sentences(&p);
@@ -66,9 +77,12 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                             out[p].next = Some(out.len());
                         }
                         prev = Some(out.len());
-                        out.push(Unit { n: *n, kind: UnitKind::Sentence, text: s, follow: Vec::new(), next: None });
+                        out.push(Unit { n: *n, kind: UnitKind::Sentence, text: s, follow: Vec::new(), next: None, header: None });
                         if announces {
                             intro = Some(out.len() - 1);
+                        }
+                        if i + 1 == last && ["table", "표"].iter().any(|w| out[out.len() - 1].text.to_lowercase().contains(w)) {
+                            caption = Some(out.len() - 1);
                         }
                     }
                 }
@@ -78,7 +92,7 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                     for (indent, item) in items {
                         if !item.trim().is_empty() {
                             indents.push(indent);
-                            out.push(Unit { n: *n, kind: UnitKind::Item, text: item, follow: Vec::new(), next: None });
+                            out.push(Unit { n: *n, kind: UnitKind::Item, text: item, follow: Vec::new(), next: None, header: None });
                         }
                     }
                     // An item that introduces ("… in these places:") brings
@@ -93,12 +107,26 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                         out[i].follow = (first..out.len()).take(MAX_ITEMS).collect();
                     }
                 }
+                Block::Table { header, rows } => {
+                    let head = header.filter(|h| quotable(h)).map(|h| {
+                        out.push(Unit { n: *n, kind: UnitKind::Header, text: h, follow: Vec::new(), next: None, header: None });
+                        out.len() - 1
+                    });
+                    let first = out.len();
+                    for row in rows.into_iter().filter(|r| quotable(r)) {
+                        out.push(Unit { n: *n, kind: UnitKind::Item, text: row, follow: Vec::new(), next: None, header: head });
+                    }
+                    // A sentence that introduces the table brings it, header first.
+                    if let Some(i) = intro.take().or(before) {
+                        out[i].follow = head.into_iter().chain((first..out.len()).take(MAX_ITEMS)).collect();
+                    }
+                }
                 Block::Code(code) => {
                     if code.trim().is_empty() || code.chars().count() > MAX_CODE {
                         intro = None;
                         continue;
                     }
-                    out.push(Unit { n: *n, kind: UnitKind::Code, text: code, follow: Vec::new(), next: None });
+                    out.push(Unit { n: *n, kind: UnitKind::Code, text: code, follow: Vec::new(), next: None, header: None });
                     if let Some(i) = intro.take() {
                         out[i].follow = vec![out.len() - 1];
                     }
@@ -144,6 +172,7 @@ fn blocks(text: &str) -> Vec<Block> {
     let mut para = String::new();
     let mut items: Vec<(usize, String)> = Vec::new();
     let mut fence: Option<Vec<&str>> = None;
+    let mut table: Vec<&str> = Vec::new();
     let flush = |para: &mut String, items: &mut Vec<(usize, String)>, out: &mut Vec<Block>| {
         if !para.trim().is_empty() {
             out.push(Block::Prose(std::mem::take(para)));
@@ -155,6 +184,14 @@ fn blocks(text: &str) -> Vec<Block> {
     };
     for line in text.lines() {
         let t = line.trim();
+        if fence.is_none() && t.starts_with('|') {
+            flush(&mut para, &mut items, &mut out);
+            table.push(t);
+            continue;
+        }
+        if !table.is_empty() {
+            out.push(table_block(&std::mem::take(&mut table)));
+        }
         if let Some(code) = fence.as_mut() {
             if t.starts_with("```") || t.starts_with("~~~") {
                 out.push(Block::Code(code_text(code)));
@@ -169,7 +206,7 @@ fn blocks(text: &str) -> Vec<Block> {
             fence = Some(Vec::new());
             continue;
         }
-        let skip = t.is_empty() || t.starts_with('#') || t.starts_with('<') || t.starts_with("{{") || t.starts_with('|');
+        let skip = t.is_empty() || t.starts_with('#') || t.starts_with('<') || t.starts_with("{{");
         if skip {
             // A blank line ends a paragraph; a list may go on after one.
             if !para.trim().is_empty() || !t.is_empty() {
@@ -200,7 +237,22 @@ fn blocks(text: &str) -> Vec<Block> {
         }
     }
     flush(&mut para, &mut items, &mut out);
+    if !table.is_empty() {
+        out.push(table_block(&table));
+    }
     out
+}
+
+/// A table's lines as a block: its `|---|` line says the line before it is
+/// the header, and is no row itself. The padding that aligns the columns
+/// is cut to one space, as a paragraph's line breaks are (verification
+/// reads runs of whitespace as one).
+fn table_block(lines: &[&str]) -> Block {
+    let rule = |l: &str| l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t')) && l.contains('-');
+    let row = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let header = (lines.len() > 1 && rule(lines[1])).then(|| row(lines[0]));
+    let body = if header.is_some() { &lines[2..] } else { lines };
+    Block::Table { header, rows: body.iter().filter(|l| !rule(l)).map(|l| row(l)).collect() }
 }
 
 /// A fenced block's text: its longest run of lines that are not mdBook
@@ -282,6 +334,19 @@ mod tests {
         assert_eq!(texts(&us), ["Start one like this:", "$ hive new apiary"]);
         assert_eq!(us[0].follow, vec![1]);
         assert_eq!(us[1].kind, UnitKind::Code);
+    }
+
+    #[test]
+    fn table_rows_are_units_that_know_their_header() {
+        let ev = vec![(3, "Mite counts by hive, in Table 2\n\n| Hive | Mites | Date |\n|------|------:|------|\n| North  |   12 | May 2 |\n| South | 40 | May 3 |\n\nSouth was treated.".to_string())];
+        let us = units(&ev);
+        assert_eq!(texts(&us), ["Mite counts by hive, in Table 2", "| Hive | Mites | Date |", "| North | 12 | May 2 |", "| South | 40 | May 3 |", "South was treated."]);
+        assert_eq!(us[1].kind, UnitKind::Header);
+        assert_eq!((us[2].header, us[3].header, us[4].header), (Some(1), Some(1), None));
+        assert_eq!(us[0].follow, vec![1, 2, 3], "the sentence naming the table brings it");
+        // Without a `|---|` line there is no header: every line is a row.
+        let us = units(&[(1, "| a b c | d |\n| e f g | h |".to_string())]);
+        assert!(us.iter().all(|u| u.kind == UnitKind::Item && u.header.is_none()) && us.len() == 2);
     }
 
     #[test]
