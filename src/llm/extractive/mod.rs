@@ -164,7 +164,7 @@ impl<'a> Reading<'a> {
             // A bare follow-up ("why?", "tell me more") wants something new; a
             // question with words of its own may well be answered by the same
             // sentence again.
-            .filter(|(_, u)| !matches!(u.unit.kind, UnitKind::Code | UnitKind::Header) && !(self.bare && already_said(&self.said, &u.unit.text)))
+            .filter(|(_, u)| u.unit.kind.is_scored() && !(self.bare && already_said(&self.said, &u.unit.text)))
             .filter_map(|(i, u)| {
                 // Earlier evidence ranked higher in search.
                 let rank = 1.0 / (1.0 + RANK_DECAY * (u.unit.n as f64 - 1.0));

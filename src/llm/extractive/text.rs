@@ -18,6 +18,14 @@ pub enum UnitKind {
     Header,
 }
 
+impl UnitKind {
+    /// Whether the unit is scored for answering: code and table headers are
+    /// only brought along by what introduces them.
+    pub fn is_scored(self) -> bool {
+        !matches!(self, UnitKind::Code | UnitKind::Header)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Unit {
     /// The evidence entry it comes from (`[#n]`).
