@@ -27,8 +27,11 @@ const QUESTION_WORDS: &[&str] = &[
     "whats", "hows", "whys", "im", "ive", "youre", "thats", "its", "dont", "doesnt", "didnt", "cant", "wont", "isnt",
     "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
-    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically",
+    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
+    // Spoken forms: "what" with its particle fused (`뭘` = 무엇을), "do"/"use"
+    // as `use` and `do` are above ("null 대신 뭘 써?").
+    "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
 ];
 
 /// Korean sentence-final and connective endings: a word ending in one is the
@@ -281,6 +284,9 @@ mod tests {
         // A generic `T` is a topic; only `n't`'s `t` is not.
         assert_eq!(topic("What is T in Option<T>?"), ["t", "option"]);
         assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
+        assert_eq!(topic("hey, quick question: how does cargo fetch crates"), ["question", "cargo", "fetch", "crates"]);
+        let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
+        assert_eq!(ko, ["러스트에서", "null", "대신"]);
     }
 
     #[test]
