@@ -29,6 +29,13 @@ const QUESTION_WORDS: &[&str] = &[
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
     "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
     "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
+    // Function words Lucene's stop list (which the search uses) lacks: a
+    // small notebook may hold none of them, and a word the notes lack counts
+    // against the question ("which hives were treated?").
+    "were", "been", "being", "am", "had", "may", "might", "must", "shall", "us", "his", "hers", "ours", "yours", "theirs",
+    "myself", "yourself", "itself", "themselves", "ourselves", "very", "most", "own", "up", "down", "out", "over", "under",
+    "off", "through", "during", "before", "after", "until", "upon", "whether", "either", "neither", "nor", "yet", "ever",
+    "even", "still", "already", "maybe", "perhaps", "probably",
     // Spoken forms: "what" with its particle fused (`뭘` = 무엇을), "do"/"use"
     // as `use` and `do` are above ("null 대신 뭘 써?").
     "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
@@ -285,6 +292,7 @@ mod tests {
         assert_eq!(topic("What is T in Option<T>?"), ["t", "option"]);
         assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
         assert_eq!(topic("hey, quick question: how does cargo fetch crates"), ["question", "cargo", "fetch", "crates"]);
+        assert_eq!(topic("which hives were treated before the winter?"), ["hives", "treated", "winter"]);
         let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
         assert_eq!(ko, ["러스트에서", "null", "대신"]);
     }
