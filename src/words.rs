@@ -23,12 +23,22 @@ const QUESTION_WORDS: &[&str] = &[
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
     "many", "much", "makes", "made", "gets", "got", "doing",
+    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
+];
+
+/// Words a question is asked with that name none of its topic, beyond the
+/// question words: how the ask gate and the built-in answerer read a
+/// question (`topic_terms`). Not for judging an answer's sentences against
+/// evidence, where "under six" or "must" is the fact itself.
+const NOT_TOPICS: &[&str] = &[
     // Contractions typed without the apostrophe ("whats a closure").
     "whats", "hows", "whys", "im", "ive", "youre", "thats", "its", "dont", "doesnt", "didnt", "cant", "wont", "isnt",
     "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
     "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
-    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
+    // Spoken Korean: "what" with its particle fused (`뭘` = 무엇을), "do" and
+    // "use" as `do` and `use` are question words ("null 대신 뭘 써?").
+    "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
     // Function words Lucene's stop list (which the search uses) lacks: a
     // small notebook may hold none of them, and a word the notes lack counts
     // against the question ("which hives were treated?").
@@ -36,9 +46,6 @@ const QUESTION_WORDS: &[&str] = &[
     "myself", "yourself", "itself", "themselves", "ourselves", "very", "most", "own", "up", "down", "out", "over", "under",
     "off", "through", "during", "before", "after", "until", "upon", "whether", "either", "neither", "nor", "yet", "ever",
     "even", "still", "already", "maybe", "perhaps", "probably",
-    // Spoken forms: "what" with its particle fused (`뭘` = 무엇을), "do"/"use"
-    // as `use` and `do` are above ("null 대신 뭘 써?").
-    "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
 ];
 
 /// Korean sentence-final and connective endings: a word ending in one is the
@@ -229,7 +236,10 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 /// words, fillers or the endings of contractions. What the ask gate and
 /// the built-in answerer weigh a question by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
-    terms(&without_contractions(text, negation)).into_iter().filter(|t| !is_question_word(&t.word) && !is_filler(&t.word)).collect()
+    terms(&without_contractions(text, negation))
+        .into_iter()
+        .filter(|t| !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word)))
+        .collect()
 }
 
 /// One searchable term of a query.
