@@ -1,7 +1,8 @@
 //! Evidence text cut into what the extractive model can quote: prose
-//! sentences, list items and code blocks, in order, with mdBook markup that is
-//! not text stripped (the same stripping verification applies, so every quote
-//! stays an exact substring of its evidence). A sentence that introduces a
+//! sentences, list items, code blocks and table rows (each with its
+//! header), in order, with mdBook markup that is not text stripped (the
+//! same stripping verification applies, so every quote stays an exact
+//! substring of its evidence). A sentence that introduces a
 //! list or a code block (it ends with `:` or announces one) carries what
 //! follows it, so the answer can quote both.
 
@@ -89,7 +90,7 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                         if announces {
                             intro = Some(out.len() - 1);
                         }
-                        if i + 1 == last && ["table", "표"].iter().any(|w| out[out.len() - 1].text.to_lowercase().contains(w)) {
+                        if i + 1 == last && names_a_table(&out[out.len() - 1].text) {
                             caption = Some(out.len() - 1);
                         }
                     }
@@ -151,6 +152,12 @@ fn introduces(s: &str) -> bool {
     let lower = t.to_lowercase();
     t.ends_with(':')
         || ["the following", "as follows", "these are", "listed below", "다음과 같", "다음은", "아래와 같"].iter().any(|w| lower.contains(w))
+}
+
+/// Whether a sentence names a table ("Table 3-1: …", "the tables below",
+/// "아래 표는"): a whole word, so `표현` or `표준` is not one.
+fn names_a_table(s: &str) -> bool {
+    crate::words::words(s).iter().any(|w| matches!(crate::words::strip_particle(w), "table" | "tables" | "표"))
 }
 
 /// A quote may not hold the delimiters it is written between.
@@ -352,6 +359,10 @@ mod tests {
         assert_eq!(us[1].kind, UnitKind::Header);
         assert_eq!((us[2].header, us[3].header, us[4].header), (Some(1), Some(1), None));
         assert_eq!(us[0].follow, vec![1, 2, 3], "the sentence naming the table brings it");
+        // A Korean caption names the table as a word (`표는`); `표현` does not.
+        let caption = |first: &str| units(&[(1, format!("{first}\n\n| 벌통 | 응애 |\n|---|---|\n| 북쪽 | 12 |"))])[0].follow.len();
+        assert_eq!(caption("아래 표는 벌통별 응애 수입니다."), 2);
+        assert_eq!(caption("이 결과를 간단한 표현으로 정리했습니다."), 0);
         // Without a `|---|` line there is no header: every line is a row.
         let us = units(&[(1, "| a b c | d |\n| e f g | h |".to_string())]);
         assert!(us.iter().all(|u| u.kind == UnitKind::Item && u.header.is_none()) && us.len() == 2);
