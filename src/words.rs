@@ -236,11 +236,20 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 /// words, fillers or the endings of contractions. What the ask gate and
 /// the built-in answerer weigh a question by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
-    terms(&without_contractions(text, negation))
+    let text = without_contractions(text, negation);
+    // "how long", "how often": what the question measures, not its topic.
+    let all = words(&text);
+    let measures: Vec<&str> = all.windows(2).filter(|w| w[0] == "how" && HOW_MEASURES.contains(&w[1].as_str())).map(|w| w[1].as_str()).collect();
+    terms(&text)
         .into_iter()
-        .filter(|t| !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word)))
+        .filter(|t| {
+            !measures.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
+        })
         .collect()
 }
+
+/// What "how …" asks to measure ("how long does it ferment?").
+const HOW_MEASURES: &[&str] = &["long", "often", "far", "old", "big", "large", "small", "soon", "fast", "quickly", "frequently", "hot", "cold", "warm"];
 
 /// One searchable term of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,6 +312,8 @@ mod tests {
         assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
         assert_eq!(topic("hey, quick question: how does cargo fetch crates"), ["question", "cargo", "fetch", "crates"]);
         assert_eq!(topic("which hives were treated before the winter?"), ["hives", "treated", "winter"]);
+        assert_eq!(topic("How long does a long string take to sort?"), ["string", "take", "sort"]);
+        assert_eq!(topic("how often and how warm should the hive be"), ["hive"]);
         let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
         assert_eq!(ko, ["러스트에서", "null", "대신"]);
     }
