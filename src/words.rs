@@ -233,8 +233,9 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 }
 
 /// The terms of `text` that name its topic: `terms` without question
-/// words, fillers or the endings of contractions. What the ask gate and
-/// the built-in answerer weigh a question by (the search reads `terms`).
+/// words, fillers, the endings of contractions, `NOT_TOPICS` or what "how"
+/// measures. What the ask gate and the built-in answerer weigh a question
+/// by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let text = without_contractions(text, negation);
     // "how long", "how often": what the question measures, not its topic.
@@ -297,7 +298,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn contractions_and_framing_name_no_topic() {
+    fn a_questions_topic_leaves_out_contractions_framing_and_function_words() {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("I'm confused about lifetimes, what are they for?"), ["lifetimes"]);
         let q = "Why doesn’t Rust's borrow checker let me? I’ve tried, it won't";
@@ -312,6 +313,7 @@ mod tests {
         assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
         assert_eq!(topic("hey, quick question: how does cargo fetch crates"), ["question", "cargo", "fetch", "crates"]);
         assert_eq!(topic("which hives were treated before the winter?"), ["hives", "treated", "winter"]);
+        // A term is read once, so a second `long` goes with the first.
         assert_eq!(topic("How long does a long string take to sort?"), ["string", "take", "sort"]);
         assert_eq!(topic("how often and how warm should the hive be"), ["hive"]);
         let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
