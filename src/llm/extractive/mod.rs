@@ -117,7 +117,7 @@ pub fn candidates(g: &Grounding) -> Vec<(usize, String)> {
         .into_iter()
         .take(MAX_CANDIDATES)
         .map(|Scored { i, .. }| {
-            let with: Vec<&str> = all[i].header.into_iter().chain([i]).chain(all[i].follow.iter().copied()).map(|j| all[j].text.as_str()).collect();
+            let with: Vec<&str> = all[i].quoted_with(i).map(|j| all[j].text.as_str()).collect();
             // The opening says what a unit is about; a long list or code
             // block after it would only slow the embedder down.
             (i, with.join("\n").chars().take(MAX_CANDIDATE_CHARS).collect())
@@ -239,8 +239,7 @@ pub fn answer(g: &Grounding) -> String {
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());
-        // A table row is quoted after its header, which says what its cells are.
-        for i in all[c].header.into_iter().chain([c]).chain(all[c].follow.iter().copied()).chain(next).chain(brought) {
+        for i in all[c].quoted_with(c).chain(next).chain(brought) {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }

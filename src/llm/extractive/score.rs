@@ -5,6 +5,8 @@
 //! for a cause, `how do I` for a command or call, `what is` for a
 //! definition, `example` for code.
 
+use std::borrow::Cow;
+
 use super::text::{Unit, UnitKind};
 use crate::script::is_cjk;
 use crate::words;
@@ -115,9 +117,9 @@ impl<'a> Indexed<'a> {
     pub fn new(unit: &'a Unit, all: &[Unit]) -> Indexed<'a> {
         let follow_lower = unit.follow.iter().map(|&i| all[i].text.to_lowercase()).collect::<Vec<_>>().join(" ");
         // A table row reads with its header: the header names what the cells are.
-        let text = match unit.header {
-            Some(h) => format!("{}\n{}", all[h].text, unit.text),
-            None => unit.text.clone(),
+        let text: Cow<str> = match unit.header {
+            Some(h) => Cow::Owned(format!("{}\n{}", all[h].text, unit.text)),
+            None => Cow::Borrowed(&unit.text),
         };
         Indexed { unit, words: words::words(&text).iter().map(|w| stem(w)).collect(), lower: text.to_lowercase(), follow_lower }
     }

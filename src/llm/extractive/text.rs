@@ -43,6 +43,14 @@ pub struct Unit {
     pub header: Option<usize>,
 }
 
+impl Unit {
+    /// Unit `i` (this one) as it is quoted: a table row after its header,
+    /// a sentence before what it introduces.
+    pub fn quoted_with(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.header.into_iter().chain([i]).chain(self.follow.iter().copied())
+    }
+}
+
 /// Most list items a sentence brings with it.
 const MAX_ITEMS: usize = 8;
 /// Longest code block quoted, in characters.
