@@ -48,6 +48,33 @@ const NOT_TOPICS: &[&str] = &[
     "even", "still", "already", "maybe", "perhaps", "probably",
 ];
 
+/// The Korean verbs English lists among question words, stop words and
+/// `NOT_TOPICS`: 쓰다 "use", 만들다 "make", 하다 "do", and 않다 / 못하다
+/// "not", as the stems they take before an ending (`써야`, `만든`, `했`).
+/// Questions say "Rc를 쓰면"; notes say "Rc<T>를 사용하면".
+const KOREAN_VERB_STEMS: &[&str] = &[
+    "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "않", "못하", "못해", "못할", "못한",
+];
+
+/// The endings those stems take in a question. A stem and one of these make
+/// the whole word, so `쓰레드` (thread) and `하나` (one) are not read as verbs.
+const KOREAN_VERB_ENDINGS: &[&str] = &[
+    "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
+    "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
+];
+
+/// Korean words that carry no topic, as their English counterparts in the
+/// lists above do not: "not" (`안`, `못`), "why" (`이유`, "the reason"),
+/// "after" (`뒤`, `후`), "already", "often", "instead".
+const KOREAN_NOT_TOPICS: &[&str] = &["안", "못", "이유", "뒤", "후", "이미", "자주", "대신"];
+
+/// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
+fn is_korean_function_word(word: &str) -> bool {
+    let bare = strip_particle(word);
+    KOREAN_NOT_TOPICS.contains(&bare)
+        || KOREAN_VERB_STEMS.iter().any(|s| word.strip_prefix(s).is_some_and(|e| KOREAN_VERB_ENDINGS.contains(&e)))
+}
+
 /// Korean sentence-final and connective endings: a word ending in one is the
 /// question's predicate (`쓰나요`, `있을까요`, `만들려면`), not its topic.
 const QUESTION_ENDINGS: &[&str] = &[
@@ -245,6 +272,7 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
         .into_iter()
         .filter(|t| {
             !measures.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
+                && !is_korean_function_word(&t.word)
         })
         .collect()
 }
@@ -317,7 +345,11 @@ mod tests {
         assert_eq!(topic("How long does a long string take to sort?"), ["string", "take", "sort"]);
         assert_eq!(topic("how often and how warm should the hive be"), ["hive"]);
         let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
-        assert_eq!(ko, ["러스트에서", "null", "대신"]);
+        assert_eq!(ko, ["러스트에서", "null"]);
+        // Korean "use", "make", "do" and "not" in the forms a question takes,
+        // as English "use" and "not" are; a word that only starts like one is kept.
+        let ko: Vec<String> = topic_terms("Rc를 쓰면 스레드를 만들지 않고 쓰레드 하나를 써야 하는 이유는?", Negation::Drop).into_iter().map(|t| t.word).collect();
+        assert_eq!(ko, ["rc", "스레드를", "쓰레드", "하나를"]);
     }
 
     #[test]

@@ -209,6 +209,25 @@ fn contractions_and_how_a_user_frames_a_question_do_not_count_against_it() {
 }
 
 #[test]
+fn korean_use_make_and_not_in_a_question_do_not_count_against_it() {
+    // "응애 처리에는 뭘 쓰면 돼?" ("what do I use against mites?") was
+    // refused: `쓰면` ("if I use") read as a topic the notes lack, where
+    // English "use" never counts. The notes say what was done, not "used".
+    let env = common::research_env();
+    for (q, quote) in [
+        ("응애 처리에는 뭘 쓰면 돼?", "\"2024년 12월 16일에 모든 벌통에 옥살산을 떨어뜨려 처리했다.\" [#1]"),
+        ("벌통 단열에는 뭘 썼어?", "\"2024년 10월 28일에 모든 벌통 속뚜껑 위에 25 mm 스티로폼 단열판을 올렸다.\" [#1]"),
+        ("바람막이는 뭘로 만들었어?", "\"콜더 옥상 서쪽에는 높이 1.2 m의 합판 바람막이를 세웠다.\" [#1]"),
+    ] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.lines().next() == Some(quote) && out.contains("grounded"), "{q}: {out}");
+    }
+    // What the notes lack is still refused: the verb was never the evidence.
+    let out = env.ok(&["ask", "벌통 페인트는 뭘 썼어?"]);
+    assert!(out.contains("refused: score_gate"), "{out}");
+}
+
+#[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
     let env = Env::new();
     extractive(&env);
