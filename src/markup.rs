@@ -11,13 +11,25 @@ pub fn fold(text: &str) -> String {
 
 /// Text without the Markdown/mdBook markup that is not text: HTML comments
 /// (`<!-- ignore -->`), link targets (`[text](url)` → `text`), reference
-/// labels (`[text][label]` → `text`) and reference definitions
-/// (`[label]: url` lines). The built-in model quotes this form, and
-/// verification compares it, so a quote never carries markup.
+/// labels (`[text][label]` → `text`), reference definitions (`[label]: url`
+/// lines) and the `>` that opens each line of a block quote. The built-in
+/// model quotes this form, and verification compares it, so a quote never
+/// carries markup.
 pub fn strip_markup(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut in_fence = false;
     for line in text.split_inclusive('\n').filter(|l| !is_reference_definition(l)) {
-        out.push_str(line);
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+        }
+        // A sentence of a block quote runs across lines that each open with
+        // `>`; in a code block, `>` is a prompt or an operator, and stays.
+        if !in_fence && t.starts_with('>') {
+            out.push_str(t.trim_start_matches(['>', ' ', '\t']));
+        } else {
+            out.push_str(line);
+        }
     }
     let mut s = out;
     while let Some(start) = s.find("<!--") {

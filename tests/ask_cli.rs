@@ -228,6 +228,27 @@ fn korean_use_make_and_not_in_a_question_do_not_count_against_it() {
 }
 
 #[test]
+fn a_misspelt_word_is_read_as_the_notes_spell_it_and_the_question_saved_as_typed() {
+    // "projcet" is in no note: the search lost it and the gate counted it
+    // as a rare topic the notes lack.
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    let q = "How do I create a new projcet with cargo?";
+    let out = env.ok(&["ask", q]);
+    assert!(out.starts_with("\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"), "{out}");
+    assert!(out.lines().any(|l| l == "read \"projcet\" as \"project\""), "{out}");
+    let json = env.json(&["ask", q]);
+    assert_eq!(json["retrieval"]["respelled"], serde_json::json!([{ "typed": "projcet", "read": "project" }]));
+    assert_eq!(json["retrieval"]["retrieval_query"], "How do I create a new project with cargo?");
+    assert_eq!(answers(&env)[0], (q.to_string(), None, true));
+    // A word the notes lack that is no typo of theirs stays as typed, and
+    // counts against the question.
+    let out = env.ok(&["ask", "Which tea won the football world cup in 1998?"]);
+    assert!(!out.contains("read \"") && out.contains("refused: score_gate"), "{out}");
+}
+
+#[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
     let env = Env::new();
     extractive(&env);

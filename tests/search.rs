@@ -52,6 +52,22 @@ fn stemming_matches_other_forms_of_a_word() {
 }
 
 #[test]
+fn a_misspelt_word_is_searched_as_the_notes_spell_it() {
+    let env = Env::new();
+    indexed(&env);
+    let v = env.json(&["search", "shalow water"]);
+    assert_eq!(v["respelled"], serde_json::json!([{ "typed": "shalow", "read": "shallow" }]));
+    assert_eq!(v["query"], "shalow water");
+    assert_eq!(v["hits"][0]["citation"]["section"], "Field guide > Herons");
+    let out = env.run(&["search", "shalow"]);
+    assert!(stderr(&out).contains("read \"shalow\" as \"shallow\""), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("«shallow»"));
+    // Capitalised, it may be a name: left as typed, and it finds nothing.
+    let v = env.json(&["search", "Shalow"]);
+    assert!(v.get("respelled").is_none() && v["hits"].as_array().unwrap().is_empty(), "{v}");
+}
+
+#[test]
 fn operator_soup_searches_as_words_and_never_errors() {
     let env = Env::new();
     indexed(&env);

@@ -9,7 +9,7 @@ use crate::error::UserError;
 use crate::script::one_line;
 use crate::script::printable;
 use crate::search::engine::Trace;
-use crate::search::{Mode, SearchResponse, query};
+use crate::search::{Mode, SearchResponse, query, spelling};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -48,7 +48,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         }
         m => m,
     };
-    let (hits, trace) = engine.search_traced(&store, &text, mode, k, true)?;
+    let (reading, respelled) = spelling::respell(&store, &text)?;
+    for r in &respelled {
+        ctx.out.notice(format!("read {:?} as {:?}", r.typed, r.read));
+    }
+    let (hits, trace) = engine.search_traced(&store, &reading, mode, k, true)?;
     if hits.is_empty() && store.chunk_count()? == 0 {
         ctx.out.notice("the index is empty: run `kebab ingest PATH` first");
     }
@@ -57,6 +61,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         query: text,
         mode,
         hits,
+        respelled,
         trace: Some(trace).filter(|_| args.trace),
     };
     if ctx.out.json {

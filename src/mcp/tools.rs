@@ -194,8 +194,9 @@ pub fn search(state: &mut State, args: SearchArgs) -> Result<Value> {
     let kb = state.kb(Open::Existing)?;
     let k = args.k.unwrap_or(kb.cfg.search.default_k);
     let mode = kb.engine.mode_for(&args.query, mode(kb, args.mode)?);
-    let (hits, _) = kb.engine.search_traced(&kb.store, &args.query, mode, k, true)?;
-    let response = SearchResponse { schema_version: "search_response.v1", query: args.query, mode, hits, trace: None };
+    let (reading, respelled) = crate::search::spelling::respell(&kb.store, &args.query)?;
+    let (hits, _) = kb.engine.search_traced(&kb.store, &reading, mode, k, true)?;
+    let response = SearchResponse { schema_version: "search_response.v1", query: args.query, mode, hits, respelled, trace: None };
     Ok(serde_json::to_value(&response)?)
 }
 

@@ -59,6 +59,10 @@ pub struct RetrievalInfo {
     pub chunks_returned: usize,
     pub chunks_used: usize,
     pub retrieval_query: String,
+    /// The question's misspelt words and what they were read as (not saved:
+    /// the saved retrieval query holds the words read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub respelled: Vec<crate::search::spelling::Respelling>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

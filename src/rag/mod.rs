@@ -166,7 +166,7 @@ impl Kb {
 
         // Retrieve.
         let t = Instant::now();
-        let query = retrieve::Query { question: &opts.question, retrieval_query: &run.b.retrieval_query, mode: run.b.mode, k: run.b.k };
+        let query = retrieve::Query { question: &run.b.reading, retrieval_query: &run.b.retrieval_query, mode: run.b.mode, k: run.b.k };
         let hits = retrieve::retrieve(kb, &query)?;
         explain.timings.retrieve = ms(t);
         if hits.is_empty() {
@@ -176,7 +176,7 @@ impl Kb {
         // Gate.
         let t = Instant::now();
         let previous = run.prior.last().map(|p| p.question.as_str());
-        let report = run.gate.turn(&opts.question, previous, &hits)?;
+        let report = run.gate.turn(&run.b.reading, previous, &hits)?;
         explain.timings.gate = ms(t);
         let top_score = Some(report.top_score);
         let passed = report.passed;

@@ -87,6 +87,7 @@ pub fn from_row(row: AnswerRow, packed: &[Packed]) -> Result<Answer> {
             chunks_returned: row.chunks_returned as usize,
             chunks_used: row.chunks_used as usize,
             retrieval_query: row.retrieval_query,
+            respelled: Vec::new(),
         },
         usage: UsageInfo {
             prompt_tokens: row.prompt_tokens,

@@ -14,6 +14,7 @@ use crate::config::{self, Config};
 use crate::llm::{ChatModel, ChatRequest, Grounding, LlmError};
 use crate::script::estimate_tokens;
 use crate::search::engine::Engine;
+use crate::search::spelling::{self, Respelling};
 use crate::search::{Mode, SearchHit};
 use crate::store::{Store, now_rfc3339};
 
@@ -69,9 +70,12 @@ impl<'a> Run<'a> {
         let gate = gate::Gate { store, engine, mode, chunks, thresholds: &cfg.rag.score_gate, korean };
         let threshold = gate.threshold();
         let prior: &[PriorTurn] = opts.turn.as_ref().map_or(&[], |c| &c.history);
+        let (reading, respelled) = spelling::respell(store, &opts.question)?;
         let b = Builder {
             question: &opts.question,
-            retrieval_query: expand::retrieval_query(&opts.question, prior.last(), cfg.rag.expansion_chars),
+            retrieval_query: expand::retrieval_query(&reading, prior.last(), cfg.rag.expansion_chars),
+            reading,
+            respelled,
             conversation_id: opts.turn.as_ref().and_then(|c| c.save_to),
             mode,
             template,
@@ -166,8 +170,8 @@ impl<'a> Run<'a> {
             max_tokens: u32::try_from(self.answer_cap).ok(),
             stream: opts.stream,
             grounding: Some(Grounding {
-                question: grounding_question(&opts.question, retrieval_query),
-                context: retrieval_query.strip_prefix(opts.question.as_str()).unwrap_or("").trim().to_string(),
+                question: grounding_question(&self.b.reading, retrieval_query),
+                context: retrieval_query.strip_prefix(self.b.reading.as_str()).unwrap_or("").trim().to_string(),
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
                 closeness: Vec::new(),
@@ -190,7 +194,7 @@ impl<'a> Run<'a> {
         });
         let finished = g.error.is_none() && !g.aborted;
         let attribution = (finished && cfg.rag.attribution == config::Attribution::Auto)
-            .then(|| attribution(&g.text, &markers, &packing.entries, &opts.question))
+            .then(|| attribution(&g.text, &markers, &packing.entries, &self.b.reading))
             .flatten();
         let refusal = match &g.error {
             Some(e) => Some(generate::failure_reason(e)),
@@ -312,7 +316,12 @@ pub(super) fn ms(t: Instant) -> f64 {
 
 /// The parts of an `Answer` every path shares.
 pub(super) struct Builder<'a> {
+    /// The question as asked (saved and shown as typed).
     pub(super) question: &'a str,
+    /// The question as the search, the gate and the answerer read it: its
+    /// misspelt words respelt (`search::spelling`).
+    pub(super) reading: String,
+    pub(super) respelled: Vec<Respelling>,
     pub(super) retrieval_query: String,
     pub(super) conversation_id: Option<i64>,
     pub(super) mode: Mode,
@@ -336,6 +345,7 @@ impl Builder<'_> {
             chunks_returned: returned,
             chunks_used: used,
             retrieval_query: self.retrieval_query.clone(),
+            respelled: self.respelled.clone(),
         }
     }
 

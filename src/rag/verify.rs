@@ -102,6 +102,17 @@ mod tests {
     }
 
     #[test]
+    fn a_sentence_across_the_lines_of_a_block_quote_is_supported() {
+        // Quoted whole, as the built-in answerer reads it, it was reported
+        // "not in that source": the evidence had `>` between its words.
+        let ev = "> Many languages\n> don't make you think about the stack\n>\n> and the heap.\n\n```console\n> cargo run\n```\n";
+        let v = run("\"Many languages don't make you think about the stack and the heap.\" [#1]", &[ev]);
+        assert_eq!(v.supported.len(), 1, "{v:?}");
+        // In a code block `>` is a prompt, not markup.
+        assert!(strip_markup(ev).ends_with("```console\n> cargo run\n```\n"), "{}", strip_markup(ev));
+    }
+
+    #[test]
     fn normalise_folds_case_space_and_markup() {
         assert_eq!(normalise("  The _Borrow_   **Checker** "), "the borrow checker");
     }

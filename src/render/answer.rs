@@ -73,6 +73,11 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
     for note in shown.notes {
         out.line(note)?;
     }
+    // A misspelt word was searched as the notes spell it: say so, or the
+    // answer would seem to be about a word the user never typed.
+    for r in &a.retrieval.respelled {
+        out.line(out.paint(format!("read \"{}\" as \"{}\"", r.typed, r.read), Style::new().dimmed()))?;
+    }
     print_sources(out, a)?;
     if shown.explain {
         print_explain(out, a, &outcome.explain.record())?;

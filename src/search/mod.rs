@@ -8,6 +8,7 @@ pub mod hybrid;
 pub mod lexical;
 pub mod vector;
 pub mod query;
+pub mod spelling;
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -154,6 +155,9 @@ pub struct SearchResponse {
     pub query: String,
     pub mode: Mode,
     pub hits: Vec<SearchHit>,
+    /// The query's misspelt words and what they were searched as.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub respelled: Vec<spelling::Respelling>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<engine::Trace>,
 }

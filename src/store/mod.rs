@@ -11,6 +11,7 @@ mod conversations;
 mod derived;
 mod postings;
 mod read;
+mod spelling;
 mod terms;
 mod tokens;
 mod vectors;

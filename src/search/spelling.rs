@@ -1,0 +1,69 @@
+//! A question's misspelt words, read as the notes spell them. "whats the
+//! diffrence between Vec and array" was refused: `diffrence` is in no note,
+//! so the gate counted it as a rare topic the notes lack, and the search
+//! lost the word. A typo is one edit from the word meant, and the notes
+//! hold that word; a name the notes lack (a crate, a tool) seldom is.
+//!
+//! Only long words typed in lower case, that no chunk holds, are looked
+//! up: a short word has many neighbours by chance ("serde" is one letter
+//! from "serve"), and a capitalised one is more likely a name than a typo.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::store::{FtsIndex, Store};
+
+/// The shortest word respelt.
+const MIN_LETTERS: usize = 6;
+
+/// One word read as another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Respelling {
+    pub typed: String,
+    pub read: String,
+}
+
+/// `question` with each misspelt word replaced by the word the notes hold,
+/// and the words replaced (none for most questions: then the text is
+/// `question` itself).
+pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>)> {
+    let mut text = String::with_capacity(question.len());
+    let mut done: Vec<Respelling> = Vec::new();
+    let mut rest = question;
+    while !rest.is_empty() {
+        // Runs of letters, digits and `_` are read whole, so an identifier
+        // such as `read_to_strng` is left as typed.
+        let end = rest.find(|c: char| !c.is_alphanumeric() && c != '_').unwrap_or(rest.len());
+        let (word, after) = if end == 0 {
+            let c = rest.chars().next().map_or(1, char::len_utf8);
+            (&rest[..c], &rest[c..])
+        } else {
+            (&rest[..end], &rest[end..])
+        };
+        match respelt(store, word, &done)? {
+            Some(read) => {
+                text.push_str(&read);
+                if !done.iter().any(|r| r.typed == word) {
+                    done.push(Respelling { typed: word.to_string(), read });
+                }
+            }
+            None => text.push_str(word),
+        }
+        rest = after;
+    }
+    Ok((text, done))
+}
+
+/// What `word` reads as, when it is a typo of a word the notes hold.
+fn respelt(store: &Store, word: &str, done: &[Respelling]) -> Result<Option<String>> {
+    if word.len() < MIN_LETTERS || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Ok(None);
+    }
+    if let Some(r) = done.iter().find(|r| r.typed == word) {
+        return Ok(Some(r.read.clone()));
+    }
+    if store.docs_matching(FtsIndex::Words, &format!("\"{word}\""))? > 0 {
+        return Ok(None);
+    }
+    store.nearest_spelling(word)
+}
