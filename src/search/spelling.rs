@@ -2,11 +2,12 @@
 //! diffrence between Vec and array" was refused: `diffrence` is in no note,
 //! so the gate counted it as a rare topic the notes lack, and the search
 //! lost the word. A typo is one edit from the word meant, and the notes
-//! hold that word; a name the notes lack (a crate, a tool) seldom is.
+//! hold that word; a name the notes lack (a crate, a tool) seldom is
+//! (`store::spelling` says which edits).
 //!
 //! Only long words typed in lower case, that no chunk holds, are looked
-//! up: a short word has many neighbours by chance ("serde" is one letter
-//! from "serve"), and a capitalised one is more likely a name than a typo.
+//! up: a short word is a letter short of another word by chance ("crate",
+//! "create"), and a capitalised one is more likely a name than a typo.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
