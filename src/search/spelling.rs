@@ -17,6 +17,14 @@ use crate::store::{FtsIndex, Store};
 /// The shortest word respelt.
 const MIN_LETTERS: usize = 6;
 
+/// The longest word respelt: each letter adds 26 candidates to look up,
+/// and a word this long is a pasted name or code, not a typo.
+const MAX_LETTERS: usize = 24;
+
+/// The most words of one question looked up (about 250 index seeks each):
+/// a pasted paragraph about something else stays as fast to refuse.
+const MAX_LOOKUPS: usize = 3;
+
 /// One word read as another.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Respelling {
@@ -30,6 +38,7 @@ pub struct Respelling {
 pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>)> {
     let mut text = String::with_capacity(question.len());
     let mut done: Vec<Respelling> = Vec::new();
+    let mut lookups = 0;
     let mut rest = question;
     while !rest.is_empty() {
         // Runs of letters, digits and `_` are read whole, so an identifier
@@ -41,7 +50,7 @@ pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>
         } else {
             (&rest[..end], &rest[end..])
         };
-        match respelt(store, word, &done)? {
+        match respelt(store, word, &done, &mut lookups)? {
             Some(read) => {
                 text.push_str(&read);
                 if !done.iter().any(|r| r.typed == word) {
@@ -55,16 +64,18 @@ pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>
     Ok((text, done))
 }
 
-/// What `word` reads as, when it is a typo of a word the notes hold.
-fn respelt(store: &Store, word: &str, done: &[Respelling]) -> Result<Option<String>> {
-    if word.len() < MIN_LETTERS || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+/// What `word` reads as, when it is a typo of a word the notes hold;
+/// `lookups` counts the words looked up so far.
+fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) -> Result<Option<String>> {
+    if !(MIN_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return Ok(None);
     }
     if let Some(r) = done.iter().find(|r| r.typed == word) {
         return Ok(Some(r.read.clone()));
     }
-    if store.docs_matching(FtsIndex::Words, &format!("\"{word}\""))? > 0 {
+    if *lookups == MAX_LOOKUPS || store.docs_matching(FtsIndex::Words, &format!("\"{word}\""))? > 0 {
         return Ok(None);
     }
+    *lookups += 1;
     store.nearest_spelling(word)
 }
