@@ -212,7 +212,9 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
     if run.chunks == 0 {
         return h.refuse("no_index");
     }
-    let (question, korean) = (run.opts.question.as_str(), run.b.korean);
+    // Read as the single-pass ask reads it (misspelt words respelt): the
+    // retrieval query, whose conversation context follows it, starts with it.
+    let (question, korean) = (run.b.reading.as_str(), run.b.korean);
 
     // Decompose. In a conversation the expansion of the retrieval query says
     // what the previous turn was about.
