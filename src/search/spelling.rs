@@ -5,9 +5,10 @@
 //! hold that word; a name the notes lack (a crate, a tool) seldom is
 //! (`store::spelling` says which edits).
 //!
-//! Only long words typed in lower case, that no chunk holds, are looked
-//! up: a short word is a letter short of another word by chance ("crate",
-//! "create"), and a capitalised one is more likely a name than a typo.
+//! Only words of five letters or more typed in lower case, that no chunk
+//! holds, are looked up: a shorter word is a letter short of another word
+//! by chance ("form", "forum"), and a capitalised one is more likely a name
+//! than a typo.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::store::{FtsIndex, Store};
 
 /// The shortest word respelt.
-const MIN_LETTERS: usize = 6;
+const MIN_LETTERS: usize = 5;
 
 /// The longest word respelt: each letter adds 26 candidates to look up,
 /// and a word this long is a pasted name or code, not a typo.
