@@ -2,11 +2,13 @@
 """A labelled set with one typo a question: the question's longest word typed
 in lower case (7 letters or more) loses its middle letter ("difference" ->
 "diffeence"), as a hurried user types it; with --short, its first such word
-of exactly 6 letters does ("shadow" -> "shaow"), leaving a 5-letter typo.
+of exactly 6 letters does ("shadow" -> "shaow"), leaving a 5-letter typo;
+with --double, the longest word's middle letter is typed twice
+("difference" -> "differrence").
 Ids, kinds and facts are kept, so the dev/test split is the set's own.
 Measures `search::spelling` (docs/gate.md, "Typos"):
 
-    scripts/typo-set.py fixtures/labelled/rust-book-en.jsonl [--short] > /tmp/typo-en.jsonl
+    scripts/typo-set.py fixtures/labelled/rust-book-en.jsonl [--short|--double] > /tmp/typo-en.jsonl
     kebab eval gate --mode lexical --split test --set /tmp/typo-en.jsonl
 """
 import json
@@ -14,6 +16,7 @@ import re
 import sys
 
 SHORT = "--short" in sys.argv[2:]
+DOUBLE = "--double" in sys.argv[2:]
 
 for line in open(sys.argv[1], encoding="utf-8"):
     if not line.strip():
@@ -28,5 +31,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
     if words:
         m = max(words, key=lambda m: len(m.group()))
         w = m.group()
-        item["question"] = q[: m.start()] + w[: len(w) // 2] + w[len(w) // 2 + 1 :] + q[m.end() :]
+        k = len(w) // 2
+        typo = w[: k + 1] + w[k:] if DOUBLE else w[:k] + w[k + 1 :]
+        item["question"] = q[: m.start()] + typo + q[m.end() :]
     print(json.dumps(item, ensure_ascii=False))

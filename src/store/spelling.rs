@@ -1,10 +1,10 @@
 //! The spelling the notes use for a word they lack. A question that
 //! misspells a word ("diffrence", "ownrship", "explian") finds nothing with
 //! it: the search loses the word, and the ask gate counts it as a topic the
-//! notes lack. The word meant is the typed one with a letter it lacks, or
-//! with two neighbours swapped, that the notes hold. A letter dropped or
-//! changed is not tried: from a real word the notes lack, those reach one
-//! they hold too often ("painted" → "printed", "rustls" → "rusts", which
+//! notes lack. The word meant is the typed one with a letter it lacks, with
+//! two neighbours swapped, or with a letter typed twice typed once, that the
+//! notes hold. Any other letter dropped, or one changed, is not tried: from
+//! a real word the notes lack, those reach one they hold too often ("painted" → "printed", "rustls" → "rusts", which
 //! the index stems to `rust`). Which words are worth the lookup is the
 //! caller's call (`search::spelling`).
 
@@ -51,14 +51,17 @@ impl Store {
     }
 }
 
-/// Every word a letter longer than `word`, or with two neighbours swapped,
-/// its first letter kept, each once, `word` itself left out. A typo seldom
-/// touches the first letter, and a real word seldom lacks it ("elected"
-/// is not a typo of "selected").
+/// Every word a letter longer than `word`, with two neighbours swapped, or
+/// with a doubled letter single ("lifettime"), its first letter kept, each
+/// once, `word` itself left out. A typo seldom touches the first letter,
+/// and a real word seldom lacks it ("elected" is not a typo of "selected").
 fn one_edit(word: &str) -> Vec<String> {
     let w = word.as_bytes();
     let mut out: Vec<Vec<u8>> = Vec::new();
     for i in 1..=w.len() {
+        if i < w.len() && w[i] == w[i - 1] {
+            out.push([&w[..i], &w[i + 1..]].concat());
+        }
         if i + 1 < w.len() {
             let mut swapped = w.to_vec();
             swapped.swap(i, i + 1);
@@ -78,17 +81,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_typo_is_a_letter_short_or_two_letters_swapped() {
+    fn a_typo_is_a_letter_short_two_letters_swapped_or_one_doubled() {
         let near = one_edit("diffrence");
-        for w in ["difference", "dfifrence", "diffrecne", "diffrences"] {
+        for w in ["difference", "dfifrence", "diffrecne", "diffrences", "difrence"] {
             assert!(near.contains(&w.to_string()), "{w}");
         }
-        // A letter dropped or changed, or the first letter touched, is not
-        // tried; the word itself is not a neighbour.
-        for w in ["diffrence", "diffence", "diffrance", "idffrence", "adiffrence"] {
+        // A letter dropped (but for one of a double) or changed, or the
+        // first letter touched, is not tried; the word itself is not a neighbour.
+        for w in ["diffrence", "diffence", "diffrnce", "diffrance", "idffrence", "adiffrence"] {
             assert!(!near.contains(&w.to_string()), "{w}");
         }
-        // 9 places × 26 letters, 7 swaps, less the additions that repeat.
-        assert!(near.len() <= 9 * 26 + 7 && near.len() > 200, "{}", near.len());
+        // 9 places × 26 letters, 7 swaps, one doubled letter, less the additions that repeat.
+        assert!(near.len() <= 9 * 26 + 7 + 1 && near.len() > 200, "{}", near.len());
     }
 }
