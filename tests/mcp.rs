@@ -150,6 +150,11 @@ fn search_returns_search_hits_with_their_citations() {
     assert_eq!(hit["citation"]["start"], 1);
     assert!(hit["snippet"].as_str().unwrap().contains("«"), "{hit}");
     assert!(doc["hits"].as_array().unwrap().len() <= 3);
+    // A misspelt word is searched as the notes write it, and said so.
+    let doc = client.ok("search", json!({ "query": "green tea steeeps" }));
+    assert_eq!(doc["respelled"], json!([{ "typed": "steeeps", "read": "steeps" }]), "{doc}");
+    assert_eq!(doc["query"], "green tea steeeps");
+    assert_eq!(doc["hits"][0]["citation"]["path"], "notes/tea.md", "{doc}");
 }
 
 #[test]
