@@ -12,6 +12,14 @@ fn extractive(env: &Env) {
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
 }
 
+/// A home with the cargo and tea notes indexed, answered by the built-in model.
+fn notes_with_builtin_model() -> Env {
+    let env = Env::new();
+    extractive(&env);
+    cargo_and_tea_notes(&env);
+    env
+}
+
 fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
     let conn = rusqlite::Connection::open(env.database()).unwrap();
     let mut stmt = conn.prepare("SELECT question, refusal_reason, grounded FROM answers ORDER BY id").unwrap();
@@ -20,9 +28,7 @@ fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
 
 #[test]
 fn the_builtin_model_answers_with_a_quote_and_a_source() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let out = env.ok(&["ask", "How do I create a new project with cargo?"]);
     let first = out.lines().next().unwrap();
     assert!(first.starts_with("\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"), "{out}");
@@ -33,9 +39,7 @@ fn the_builtin_model_answers_with_a_quote_and_a_source() {
 
 #[test]
 fn an_off_topic_question_is_refused_by_the_gate() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let out = env.run(&["ask", "--fail-on-refusal", "Which tea won the football world cup in 1998?"]);
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -45,9 +49,7 @@ fn an_off_topic_question_is_refused_by_the_gate() {
 
 #[test]
 fn json_prints_answer_v1_once() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let v = env.json(&["ask", "--explain", "How many minutes does green tea steep?"]);
     assert_eq!(v["schema_version"], "answer.v1");
     assert_eq!(v["grounded"], true, "{v}");
@@ -64,9 +66,7 @@ fn json_prints_answer_v1_once() {
 
 #[test]
 fn readonly_asks_run_but_are_not_saved() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let out = env.run(&["--readonly", "ask", "How do I build the project with cargo?"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("not saved"));
@@ -161,9 +161,7 @@ fn escape_sequences_in_notes_never_reach_the_terminal_through_an_answer() {
 
 #[test]
 fn questions_with_no_content_words_are_refused_before_searching_and_saved() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     for q in ["what is it?", "???", "🦀"] {
         let out = env.run(&["ask", q]);
         assert_eq!(out.status.code(), Some(0), "{q}");
@@ -180,9 +178,7 @@ fn questions_with_no_content_words_are_refused_before_searching_and_saved() {
 #[test]
 fn a_question_that_only_half_matches_the_notes_is_refused() {
     // "How do I bake bread?" was answered from an unrelated passage.
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let out = env.ok(&["ask", "How do I bake bread in a new oven?"]);
     assert!(out.contains("refused: score_gate"), "{out}");
 }
@@ -191,9 +187,7 @@ fn a_question_that_only_half_matches_the_notes_is_refused() {
 fn contractions_and_how_a_user_frames_a_question_do_not_count_against_it() {
     // "I'm confused about lifetimes, what are they for?" was refused: `m`
     // and `confused` read as topics the notes lack.
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     for (q, quote) in [
         ("I'm confused, how many minutes does green tea steep?", "\"Green tea steeps best at eighty degrees for two minutes.\" [#1]"),
         ("I'm wondering why my cargo build doesn't make a binary", "\"Run `cargo build` to compile the project;"),
@@ -231,9 +225,7 @@ fn korean_use_make_and_not_in_a_question_do_not_count_against_it() {
 fn a_misspelt_word_is_read_as_the_notes_spell_it_and_the_question_saved_as_typed() {
     // "projcet" is in no note: the search lost it and the gate counted it
     // as a rare topic the notes lack.
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let q = "How do I create a new projcet with cargo?";
     let out = env.ok(&["ask", q]);
     assert!(out.starts_with("\"To create a new project, run `cargo new hello` in a terminal.\" [#1]"), "{out}");
@@ -250,9 +242,7 @@ fn a_misspelt_word_is_read_as_the_notes_spell_it_and_the_question_saved_as_typed
 
 #[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let out = env.ok(&["ask", "--explain", "How many minutes does green tea steep?"]);
     assert!(out.contains("gate: lexical-en p(answerable)"), "{out}");
     assert!(out.contains("→ pass"), "{out}");
@@ -263,9 +253,7 @@ fn explain_prints_every_gate_signal_and_the_decision() {
 
 #[test]
 fn piped_output_has_colours_with_color_always_but_never_osc8_links() {
-    let env = Env::new();
-    extractive(&env);
-    cargo_and_tea_notes(&env);
+    let env = notes_with_builtin_model();
     let runs: [&[&str]; 2] = [
         &["--color", "always", "ask", "How do I create a new project with cargo?"],
         &["--color", "always", "search", "cargo new project"],

@@ -303,11 +303,11 @@ pub(super) fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
 }
 
 /// What a model without chat history (the extractive one) should answer: the
-/// question, or — for a follow-up made only of question words ("Why?") —
-/// the question with the context its retrieval query carries.
+/// question, or — for a follow-up with no content words of its own ("Why?",
+/// "tell me more", as the gate reads them) — the question with the context
+/// its retrieval query carries.
 pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> String {
-    let has_content = crate::search::query::terms(question).iter().any(|t| !crate::search::query::is_question_word(&t.word));
-    if has_content { question.to_string() } else { retrieval_query.to_string() }
+    if gate::no_content_words(question) { retrieval_query.to_string() } else { question.to_string() }
 }
 
 pub(super) fn ms(t: Instant) -> f64 {
@@ -405,9 +405,10 @@ mod tests {
     }
 
     #[test]
-    fn a_follow_up_of_only_question_words_is_grounded_on_its_context() {
+    fn a_follow_up_with_no_content_words_is_grounded_on_its_context() {
         assert_eq!(grounding_question("Why?", "Why? values move"), "Why? values move");
         assert_eq!(grounding_question("Why is a move cheap?", "Why is a move cheap? x"), "Why is a move cheap?");
+        assert_eq!(grounding_question("Tell me more", "Tell me more values move"), "Tell me more values move");
     }
 
     #[test]

@@ -237,7 +237,6 @@ fn blocks(text: &str) -> Vec<Block> {
             }
             continue;
         }
-        let t = t.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
         if let Some(item) = is_item(t) {
             if !para.trim().is_empty() {
                 out.push(Block::Prose(std::mem::take(&mut para)));
