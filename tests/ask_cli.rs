@@ -241,6 +241,25 @@ fn a_misspelt_word_is_read_as_the_notes_spell_it_and_the_question_saved_as_typed
 }
 
 #[test]
+fn why_in_a_session_quotes_what_the_notes_say_next_not_the_same_sentence() {
+    // "why?" was read with the previous answer's own words, so the sentence
+    // that answered before matched them best and was quoted again.
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/bees.md",
+        "# Hot days\n\nBees fan their wings at the hive entrance on hot days. The hum carries across the garden. \
+         They do this because the brood must stay near 35 degrees.\n\n# Winter\n\nIn winter the colony forms a cluster.\n",
+    );
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let first = env.ok(&["ask", "--session", "bees", "What do bees do at the hive entrance on hot days?"]);
+    assert!(first.starts_with("\"Bees fan their wings at the hive entrance on hot days.\" [#1]"), "{first}");
+    let why = env.ok(&["ask", "--session", "bees", "why?"]);
+    assert!(why.starts_with("\"They do this because the brood must stay near 35 degrees.\""), "{why}");
+    assert!(!why.contains("Bees fan their wings"), "{why}");
+}
+
+#[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
     let env = notes_with_builtin_model();
     let out = env.ok(&["ask", "--explain", "How many minutes does green tea steep?"]);

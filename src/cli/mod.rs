@@ -66,7 +66,7 @@ pub struct Cli {
 enum Command {
     /// Write a commented default config and create the database
     Init,
-    /// Index notes: Markdown, plain text, JSONL (BEIR form)
+    /// Index notes: Markdown, plain text, HTML, PDF, JSONL (BEIR form)
     Ingest(ingest::Args),
     /// Search the indexed notes
     Search(search::Args),

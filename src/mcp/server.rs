@@ -92,7 +92,7 @@ impl Server {
         Ok(result(self.worker.call(move |state| tools::session_show(state, params.0.get("session_show")?)).await))
     }
 
-    #[tool(description = "Index notes (Markdown, plain text, JSONL) from files or folders: changed files are \
+    #[tool(description = "Index notes (Markdown, plain text, HTML, PDF, JSONL) from files or folders: changed files are \
         re-chunked and embedded, unchanged ones skipped. Returns the ingest summary. Refused when the server runs \
         with --readonly.")]
     async fn ingest(&self, params: Parameters<Checked<IngestArgs>>) -> Result<CallToolResult, ErrorData> {

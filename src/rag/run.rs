@@ -170,7 +170,9 @@ impl<'a> Run<'a> {
             max_tokens: u32::try_from(self.answer_cap).ok(),
             stream: opts.stream,
             grounding: Some(Grounding {
-                question: grounding_question(&self.b.reading, retrieval_query),
+                // The question as read; a follow-up that names nothing
+                // ("why?") is read with `context` by the model itself.
+                question: self.b.reading.clone(),
                 context: retrieval_query.strip_prefix(self.b.reading.as_str()).unwrap_or("").trim().to_string(),
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
@@ -302,14 +304,6 @@ pub(super) fn usage(g: &generate::Generated, req: &ChatRequest) -> UsageInfo {
     }
 }
 
-/// What a model without chat history (the extractive one) should answer: the
-/// question, or — for a follow-up with no content words of its own ("Why?",
-/// "tell me more", as the gate reads them) — the question with the context
-/// its retrieval query carries.
-pub(super) fn grounding_question(question: &str, retrieval_query: &str) -> String {
-    if gate::no_content_words(question) { retrieval_query.to_string() } else { question.to_string() }
-}
-
 pub(super) fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
@@ -402,13 +396,6 @@ mod tests {
 
     fn request() -> ChatRequest {
         ChatRequest { messages: vec![Message::new(Role::User, "abcdefghijkl")], temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: None }
-    }
-
-    #[test]
-    fn a_follow_up_with_no_content_words_is_grounded_on_its_context() {
-        assert_eq!(grounding_question("Why?", "Why? values move"), "Why? values move");
-        assert_eq!(grounding_question("Why is a move cheap?", "Why is a move cheap? x"), "Why is a move cheap?");
-        assert_eq!(grounding_question("Tell me more", "Tell me more values move"), "Tell me more values move");
     }
 
     #[test]
