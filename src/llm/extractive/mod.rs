@@ -14,7 +14,6 @@ mod text;
 use std::time::Instant;
 
 use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
-use crate::markup;
 use crate::script::estimate_tokens;
 use score::{AskKind, Indexed, Question};
 use text::{Unit, UnitKind};
@@ -151,7 +150,7 @@ impl<'a> Reading<'a> {
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
         let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
-        Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.context) })
+        Some(Reading { all, indexed, q, ctx_q, bare, said: letters(&g.context) })
     }
 
     /// Units the question's words touch, scored on words alone, best first.
@@ -304,14 +303,22 @@ fn after_said(all: &[Unit], said: &str) -> Vec<f64> {
     near
 }
 
-/// Whether the previous turn already quoted this (its opening is in the context).
+/// Whether the previous turn already quoted this (its opening is in the
+/// context, `said`, as `letters` reads it).
 fn already_said(said: &str, text: &str) -> bool {
     if said.is_empty() {
         return false;
     }
-    let t = markup::normalise(text);
-    let head: String = t.chars().take(60).collect();
-    head.chars().count() >= 20 && said.contains(&head)
+    let head: String = letters(text).chars().take(50).collect();
+    head.chars().count() >= 16 && said.contains(&head)
+}
+
+/// Only the letters and digits of `text`, lowercased. The conversation comes
+/// as the search reads it: quotation marks, backticks and apostrophes are
+/// word breaks there ("`String`은" → "String 은", "it’s" → "it s"), so only
+/// what both forms keep can tell whether a sentence was said.
+fn letters(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
 }
 
 /// The code block closest to unit `at` within the same evidence entry.
@@ -474,6 +481,19 @@ mod tests {
         let a = answer(&g);
         assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
         assert!(!a.contains("Bees fan their wings"), "{a}");
+    }
+
+    #[test]
+    fn a_sentence_with_code_or_an_apostrophe_the_last_turn_quoted_is_not_quoted_again() {
+        // The conversation reaches the answerer as the search reads it,
+        // without backticks and apostrophes ("`String`은" → "String 은",
+        // "it’s" → "it s"), so such a sentence was not recognised as said.
+        let ev = ["`hive.close()` seals the hive when it’s below 10 degrees outside. The bees then cluster around the queen. They do this because the brood must stay warm."];
+        let mut g = grounding("why?", &ev);
+        g.context = "hive.close() seals the hive when it s below 10 degrees outside. The bees then cluster around the queen.".into();
+        let a = answer(&g);
+        assert!(a.starts_with("\"They do this because the brood must stay warm.\" [#1]"), "{a}");
+        assert!(!a.contains("seals the hive"), "{a}");
     }
 
     #[test]
