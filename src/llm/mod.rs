@@ -71,6 +71,9 @@ pub struct Grounding {
     /// In a conversation: what the previous turn was about (the expansion of
     /// the retrieval query), so a follow-up's "that" can be resolved.
     pub context: String,
+    /// In a conversation: the previous turn's whole answer (empty after a
+    /// refusal), so what it quoted is not quoted again.
+    pub said: String,
     /// How close in meaning the question is to each of the built-in
     /// answerer's candidates (`extractive::candidates`), by index: the
     /// search embedder's cosine, lent by the ask pipeline when it can read

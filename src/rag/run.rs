@@ -177,6 +177,7 @@ impl<'a> Run<'a> {
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
                 closeness: Vec::new(),
+                said: self.prior.last().filter(|p| p.grounded).map(|p| p.answer.clone()).unwrap_or_default(),
             }),
         };
         explain.timings.before_model = ms(self.b.started);

@@ -150,7 +150,10 @@ impl<'a> Reading<'a> {
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
         let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
-        Some(Reading { all, indexed, q, ctx_q, bare, said: letters(&g.context) })
+        // What was said: the whole previous answer where the pipeline lends
+        // it, else the start of it that the context carries.
+        let said = letters(if g.said.is_empty() { &g.context } else { &g.said });
+        Some(Reading { all, indexed, q, ctx_q, bare, said })
     }
 
     /// Units the question's words touch, scored on words alone, best first.
