@@ -268,14 +268,22 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     // "how long", "how often": what the question measures, not its topic.
     let all = words(&text);
     let measures: Vec<&str> = all.windows(2).filter(|w| w[0] == "how" && HOW_MEASURES.contains(&w[1].as_str())).map(|w| w[1].as_str()).collect();
-    terms(&text)
+    let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
             !measures.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
         })
-        .collect()
+        .collect();
+    // "show me an example" names no topic of its own: it asks for an example
+    // of what the conversation is about.
+    if topic.iter().all(|t| EXAMPLE_ASKS.contains(&strip_particle(&t.word))) { Vec::new() } else { topic }
 }
+
+/// The words of a request for an example ("show me an example", "give me
+/// some sample code", "예를 들어 주세요", "예시를 보여줘"): a topic only when
+/// the question names something else too ("document an example").
+const EXAMPLE_ASKS: &[&str] = &["show", "give", "example", "examples", "sample", "samples", "code", "들어", "예시", "보여", "보여줘", "보여주세요"];
 
 /// What "how …" asks to measure ("how long does it ferment?").
 const HOW_MEASURES: &[&str] = &["long", "often", "far", "old", "big", "large", "small", "soon", "fast", "quickly", "frequently", "hot", "cold", "warm"];

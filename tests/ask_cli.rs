@@ -265,6 +265,30 @@ fn why_in_a_session_quotes_what_the_notes_say_next_not_the_same_sentence() {
 }
 
 #[test]
+fn can_you_show_an_example_in_a_session_gets_the_example_of_what_was_asked() {
+    // "show" and "example" were read as its topic: it quoted sentences that
+    // say "example" from any note, or was refused when none did.
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/hives.md",
+        "# Opening a hive\n\nOpen a hive from the side away from the entrance. The guards stay calm that way. \
+         Smoke goes in first. The lid comes off slowly. This is how I log each visit:\n\n```console\n$ apiary log --entry rear\n```\n",
+    );
+    env.write("notes/habits.md", "# Habits\n\nAn example of a bad habit is skipping the log. Examples in this notebook show what I did.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let first = env.ok(&["ask", "--session", "hives", "Which side should I open a hive from?"]);
+    assert!(first.starts_with("\"Open a hive from the side away from the entrance.\" [#1]"), "{first}");
+    let example = env.ok(&["ask", "--session", "hives", "Can you show an example?"]);
+    assert!(!first.contains("$ apiary log"), "{first}");
+    assert!(example.contains("$ apiary log --entry rear"), "{example}");
+    assert!(!example.contains("bad habit"), "{example}");
+    // Alone it names nothing to look up.
+    let alone = env.json(&["ask", "Can you show an example?"]);
+    assert_eq!(alone["refusal_reason"], "no_content_words");
+}
+
+#[test]
 fn explain_prints_every_gate_signal_and_the_decision() {
     let env = notes_with_builtin_model();
     let out = env.ok(&["ask", "--explain", "How many minutes does green tea steep?"]);

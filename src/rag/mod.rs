@@ -175,7 +175,16 @@ impl Kb {
 
         // Gate.
         let t = Instant::now();
-        let previous = run.prior.last().map(|p| p.question.as_str());
+        // A follow-up is read with the question before it; one that names
+        // nothing ("Can you show an example?") with what its search read
+        // too, the start of the answer before it (or that question, after a
+        // refusal): it asks for more of that.
+        let previous = match run.prior.last() {
+            Some(_) if gate::no_content_words(&run.b.reading) => {
+                Some(run.b.retrieval_query.strip_prefix(run.b.reading.as_str()).unwrap_or(&run.b.retrieval_query).trim())
+            }
+            prior => prior.map(|p| p.question.as_str()),
+        };
         let report = run.gate.turn(&run.b.reading, previous, &hits)?;
         explain.timings.gate = ms(t);
         let top_score = Some(report.top_score);
