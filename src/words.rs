@@ -285,8 +285,9 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
 /// the question names something else too ("document an example").
 const EXAMPLE_ASKS: &[&str] = &["show", "give", "example", "examples", "sample", "samples", "code", "들어", "예시", "보여", "보여줘", "보여주세요"];
 
-/// What "how …" asks to measure ("how long does it ferment?").
-const HOW_MEASURES: &[&str] = &["long", "often", "far", "old", "big", "large", "small", "soon", "fast", "quickly", "frequently", "hot", "cold", "warm"];
+/// What "how …" asks to measure ("how long does it ferment?"), and "how
+/// come?", which asks why.
+const HOW_MEASURES: &[&str] = &["come", "long", "often", "far", "old", "big", "large", "small", "soon", "fast", "quickly", "frequently", "hot", "cold", "warm"];
 
 /// One searchable term of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,7 +27,7 @@ impl AskKind {
         let has = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
         if has(&["example", "show me", "sample code", "예제", "예시", "보여"]) {
             AskKind::Example
-        } else if has(&[" why ", " why?", "reason", "왜", "이유"]) {
+        } else if has(&[" why ", " why?", " how come", "reason", "왜", "이유"]) {
             AskKind::Why
         } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
             AskKind::HowTo

@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn questions_without_content_words_are_recognised() {
-        for q in ["what is it?", "???", "🦀", "why?", "tell me more", "그게 뭐야?", "더 알려줘", "", "what does it do?", "Can you show an example?", "give me some sample code", "예를 들어 주세요", "예시를 보여줘"] {
+        for q in ["what is it?", "???", "🦀", "why?", "tell me more", "그게 뭐야?", "더 알려줘", "", "what does it do?", "Can you show an example?", "give me some sample code", "예를 들어 주세요", "예시를 보여줘", "how come?"] {
             assert!(no_content_words(q), "{q:?} has no content words");
         }
         for q in ["What is ownership?", "why borrow?", "소유권이란 무엇인가요?", "rustup update", "how do I bake bread?", "show me an example of a closure", "How do I document an example?"] {
