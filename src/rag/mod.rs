@@ -180,9 +180,7 @@ impl Kb {
         // too, the start of the answer before it (or that question, after a
         // refusal): it asks for more of that.
         let previous = match run.prior.last() {
-            Some(_) if gate::no_content_words(&run.b.reading) => {
-                Some(run.b.retrieval_query.strip_prefix(run.b.reading.as_str()).unwrap_or(&run.b.retrieval_query).trim())
-            }
+            Some(_) if gate::no_content_words(&run.b.reading) => Some(run.b.context()),
             prior => prior.map(|p| p.question.as_str()),
         };
         let report = run.gate.turn(&run.b.reading, previous, &hits)?;

@@ -218,7 +218,7 @@ pub(super) fn ask(run: &Run, sink: &mut dyn FnMut(&str) -> bool, cancel: &Atomic
 
     // Decompose. In a conversation the expansion of the retrieval query says
     // what the previous turn was about.
-    let context = run.b.retrieval_query.strip_prefix(question).unwrap_or("");
+    let context = run.b.context();
     let call = h.plan(plan::decompose_messages(question, context, h.caps.per_iter, korean), cancel);
     if call.error.is_some() || call.aborted {
         return h.abort(HopKind::Decompose, call);

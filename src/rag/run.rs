@@ -173,7 +173,7 @@ impl<'a> Run<'a> {
                 // The question as read; a follow-up that names nothing
                 // ("why?") is read with `context` by the model itself.
                 question: self.b.reading.clone(),
-                context: retrieval_query.strip_prefix(self.b.reading.as_str()).unwrap_or("").trim().to_string(),
+                context: self.b.context().to_string(),
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
                 closeness: Vec::new(),
@@ -330,6 +330,13 @@ pub(super) struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// What the conversation added to the retrieval query after the
+    /// question as read: the start of the previous answer (or the previous
+    /// question, after a refusal); empty outside a conversation.
+    pub(super) fn context(&self) -> &str {
+        self.retrieval_query.strip_prefix(self.reading.as_str()).unwrap_or("").trim()
+    }
+
     pub(super) fn retrieval(&self, top_score: Option<f64>, returned: usize, used: usize) -> RetrievalInfo {
         RetrievalInfo {
             trace_id: String::new(),
