@@ -160,7 +160,8 @@ impl Kb {
 
         // Nothing to search for ("what is it?", "???"): outside a conversation
         // there is no earlier question to read it with.
-        if run.prior.is_empty() && gate::no_content_words(&opts.question) {
+        let names_nothing = gate::no_content_words(&run.b.reading);
+        if run.prior.is_empty() && names_nothing {
             return run.finish(run.refused("no_content_words", None, Vec::new(), explain));
         }
 
@@ -176,11 +177,11 @@ impl Kb {
         // Gate.
         let t = Instant::now();
         // A follow-up is read with the question before it; one that names
-        // nothing ("Can you show an example?") with what its search read
-        // too, the start of the answer before it (or that question, after a
-        // refusal): it asks for more of that.
+        // nothing ("Can you show an example?") asks for more of what its
+        // search read: the start of the answer before it (or that question,
+        // after a refusal).
         let previous = match run.prior.last() {
-            Some(_) if gate::no_content_words(&run.b.reading) => Some(run.b.context()),
+            Some(_) if names_nothing => Some(run.b.context()),
             prior => prior.map(|p| p.question.as_str()),
         };
         let report = run.gate.turn(&run.b.reading, previous, &hits)?;

@@ -14,6 +14,7 @@ mod text;
 use std::time::Instant;
 
 use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
+use crate::markup;
 use crate::script::estimate_tokens;
 use score::{AskKind, Indexed, Question};
 use text::{Unit, UnitKind};
@@ -150,10 +151,7 @@ impl<'a> Reading<'a> {
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
         let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
-        // What was said: the whole previous answer where the pipeline lends
-        // it, else the start of it that the context carries.
-        let said = letters(if g.said.is_empty() { &g.context } else { &g.said });
-        Some(Reading { all, indexed, q, ctx_q, bare, said })
+        Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.said) })
     }
 
     /// Units the question's words touch, scored on words alone, best first.
@@ -306,22 +304,15 @@ fn after_said(all: &[Unit], said: &str) -> Vec<f64> {
     near
 }
 
-/// Whether the previous turn already quoted this (its opening is in the
-/// context, `said`, as `letters` reads it).
+/// Whether the previous turn already quoted this (its opening is in what
+/// it said, `said`, normalised).
 fn already_said(said: &str, text: &str) -> bool {
     if said.is_empty() {
         return false;
     }
-    let head: String = letters(text).chars().take(50).collect();
-    head.chars().count() >= 16 && said.contains(&head)
-}
-
-/// Only the letters and digits of `text`, lowercased. The conversation comes
-/// as the search reads it: quotation marks, backticks and apostrophes are
-/// word breaks there ("`String`은" → "String 은", "it’s" → "it s"), so only
-/// what both forms keep can tell whether a sentence was said.
-fn letters(text: &str) -> String {
-    text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+    let t = markup::normalise(text);
+    let head: String = t.chars().take(60).collect();
+    head.chars().count() >= 20 && said.contains(&head)
 }
 
 /// The code block closest to unit `at` within the same evidence entry.
@@ -481,6 +472,7 @@ mod tests {
         let ev = ["Bees fan their wings at the hive entrance on hot days. They do this because the brood must stay near 35 degrees."];
         let mut g = grounding("why?", &ev);
         g.context = "Bees fan their wings at the hive entrance on hot days.".into();
+        g.said = "\"Bees fan their wings at the hive entrance on hot days.\" [#1]".into();
         let a = answer(&g);
         assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
         assert!(!a.contains("Bees fan their wings"), "{a}");
@@ -488,12 +480,14 @@ mod tests {
 
     #[test]
     fn a_sentence_with_code_or_an_apostrophe_the_last_turn_quoted_is_not_quoted_again() {
-        // The conversation reaches the answerer as the search reads it,
-        // without backticks and apostrophes ("`String`은" → "String 은",
-        // "it’s" → "it s"), so such a sentence was not recognised as said.
+        // What was said was read from the conversation as the search reads
+        // it, without backticks and apostrophes ("`String`은" → "String 은",
+        // "it’s" → "it s"), so such a sentence was not recognised as said;
+        // it is read from the answer as written.
         let ev = ["`hive.close()` seals the hive when it’s below 10 degrees outside. The bees then cluster around the queen. They do this because the brood must stay warm."];
         let mut g = grounding("why?", &ev);
         g.context = "hive.close() seals the hive when it s below 10 degrees outside. The bees then cluster around the queen.".into();
+        g.said = "\u{201C}`hive.close()` seals the hive when it’s below 10 degrees outside.\u{201D} [#1]\n\"The bees then cluster around the queen.\" [#1]".into();
         let a = answer(&g);
         assert!(a.starts_with("\"They do this because the brood must stay warm.\" [#1]"), "{a}");
         assert!(!a.contains("seals the hive"), "{a}");

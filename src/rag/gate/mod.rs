@@ -144,8 +144,10 @@ impl Gate<'_> {
 
     /// The gate for a turn: the question alone, or — for a follow-up that
     /// fails alone ("Why did they do so well?" names too little) — the
-    /// question read together with the one it follows. Off-topic words, never
-    /// in the notes, weigh most and still refuse.
+    /// question read together with `previous`, what it follows (the caller
+    /// says which: the question before it, or what the conversation added to
+    /// its search). Off-topic words, never in the notes, weigh most and
+    /// still refuse.
     pub fn turn(&self, question: &str, previous: Option<&str>, hits: &[SearchHit]) -> Result<GateReport> {
         let alone = self.check(question, hits)?;
         // A follow-up whose own words are mostly not in the notes at all
