@@ -35,7 +35,8 @@ const NOT_TOPICS: &[&str] = &[
     "whats", "hows", "whys", "im", "ive", "youre", "thats", "its", "dont", "doesnt", "didnt", "cant", "wont", "isnt",
     "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
-    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
+    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "actually", "exactly",
+    "precisely", "simply", "hey", "hi", "hello", "quick",
     // Spoken Korean: "what" with its particle fused (`뭘` = 무엇을), "do" and
     // "use" as `do` and `use` are question words ("null 대신 뭘 써?").
     "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",

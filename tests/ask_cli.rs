@@ -313,3 +313,21 @@ fn piped_output_has_colours_with_color_always_but_never_osc8_links() {
         assert!(!out.contains("\x1b]8"), "a pipe gets no hyperlinks: {out:?}");
     }
 }
+
+#[test]
+fn a_glossary_records_title_is_what_its_text_defines() {
+    // JSONL in BEIR form: the text goes on from the title without naming it.
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/glossary.jsonl",
+        concat!(
+            "{\"_id\": \"wal\", \"title\": \"WAL\", \"text\": \"A journal mode in which writers append to a separate file, so readers never wait for them.\"}\n",
+            "{\"_id\": \"fts\", \"title\": \"FTS5\", \"text\": \"The SQLite extension for full-text search. Unlike WAL, it is an index, not a journal.\"}\n",
+        ),
+    );
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.ok(&["ask", "What is WAL?"]);
+    assert!(out.starts_with("\"A journal mode in which writers append to a separate file, so readers never wait for them.\" [#1]"), "{out}");
+    assert!(out.contains("[1] notes/glossary.jsonl#wal:1-1 · WAL"), "{out}");
+}

@@ -146,7 +146,8 @@ pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
         let a = out.answer;
         let cited: Vec<String> = a.citations.iter().map(|c| c.citation.path.clone()).collect();
         let cites_gold = a.grounded
-            && cited.iter().any(|p| item.sources.iter().any(|s| p.rsplit('/').next() == Some(s.as_str())));
+            // A JSONL record's path (`glossary.jsonl#g-bm25`) cites its file.
+            && cited.iter().any(|p| item.sources.iter().any(|s| file_name(p) == s));
         rows.push(Row {
             split: Split::of(&item.id),
             id: item.id,
@@ -216,6 +217,12 @@ fn split_report(split: Split, rows: &[Row]) -> SplitReport {
 
 /// Fits the gate on the dev rows that reached it: answerable → pass, the
 /// rest → refuse; then the operating points of the fitted model.
+/// The file a cited path is in: its last component, without a record's `#id`.
+fn file_name(path: &str) -> &str {
+    let file = crate::search::record_file(path).unwrap_or(path);
+    file.rsplit('/').next().unwrap_or(file)
+}
+
 fn fit(rows: &[Row]) -> Fit {
     let (mut xs, mut labels) = (Vec::new(), Vec::new());
     for r in rows.iter().filter(|r| r.split == Split::Dev && r.kind != Kind::NoContent) {

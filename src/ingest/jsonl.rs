@@ -41,9 +41,12 @@ pub fn parse_jsonl(src: &str, limits: &ChunkLimits) -> (Vec<Record>, Vec<BadLine
                     bad.push(BadLine { line: line_no, reason: format!("duplicate _id {id:?} (the first one is kept)") });
                     continue;
                 }
+                // The title heads every chunk of the record, as a Markdown
+                // heading heads its section: the text goes on from it.
+                let heading_path: Vec<String> = title.iter().cloned().collect();
                 let chunks = chunk_text(&text, limits)
                     .into_iter()
-                    .map(|c| ChunkDraft { line_start: line_no, line_end: line_no, ..c })
+                    .map(|c| ChunkDraft { line_start: line_no, line_end: line_no, heading_path: heading_path.clone(), ..c })
                     .collect();
                 records.push(Record { id, title, text, line: line_no, chunks });
             }
@@ -85,6 +88,14 @@ mod tests {
         assert_eq!((recs[0].id.as_str(), recs[0].title.as_deref(), recs[0].line), ("a1", Some("T"), 1));
         assert_eq!((recs[1].id.as_str(), recs[1].title.as_deref(), recs[1].line), ("7", None, 3));
         assert!(recs[1].chunks.iter().all(|c| c.line_start == 3 && c.line_end == 3));
+    }
+
+    #[test]
+    fn a_records_title_heads_its_chunks() {
+        let src = "{\"_id\":\"g1\",\"title\":\"BM25\",\"text\":\"A ranking function.\"}\n{\"_id\":\"g2\",\"text\":\"Untitled.\"}\n";
+        let (recs, _) = parse_jsonl(src, &ChunkLimits::default());
+        assert_eq!(recs[0].chunks[0].heading_path, ["BM25"]);
+        assert!(recs[1].chunks[0].heading_path.is_empty());
     }
 
     #[test]

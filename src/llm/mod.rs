@@ -79,6 +79,10 @@ pub struct Grounding {
     /// search embedder's cosine, lent by the ask pipeline when it can read
     /// the question. Empty when it cannot (lexical mode, no model).
     pub closeness: Vec<(usize, f32)>,
+    /// `(n, title)`: the title entry `[#n]`'s text goes on from without
+    /// repeating it (a JSONL record's: "BM25" over "A ranking function
+    /// that …"), so its first sentence is about it.
+    pub titles: Vec<(usize, String)>,
 }
 
 /// What the token callback tells the model.

@@ -46,6 +46,12 @@ impl Packed {
         }
         h
     }
+
+    /// A JSONL record's title: its text goes on from it without repeating it
+    /// (a Markdown chunk opens with its own heading line).
+    pub fn record_title(&self) -> Option<&str> {
+        crate::search::record_file(&self.doc_path).and(self.heading_path.last()).map(String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, Default)]

@@ -78,10 +78,7 @@ pub fn roots(store: &Store) -> anyhow::Result<Vec<Root>> {
 /// `ROOT/file.jsonl#ID` is the file), when `ROOT` is one of `roots`.
 pub fn file_of(doc_path: &str, roots: &[Root]) -> Option<PathBuf> {
     let (root, rel) = doc_path.split_once('/')?;
-    let rel = match rel.rfind(".jsonl#") {
-        Some(i) => &rel[..i + ".jsonl".len()],
-        None => rel,
-    };
+    let rel = crate::search::record_file(rel).unwrap_or(rel);
     let base = &roots.iter().find(|r| r.name == root)?.path;
     Some(rel.split('/').fold(base.clone(), |p, part| p.join(part)))
 }

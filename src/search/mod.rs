@@ -33,6 +33,12 @@ impl CitationKind {
     }
 }
 
+/// The file a JSONL record's path (`notes/set.jsonl#doc-7`) is in; `None`
+/// for any other document's path.
+pub fn record_file(path: &str) -> Option<&str> {
+    path.rfind(".jsonl#").map(|i| &path[..i + ".jsonl".len()])
+}
+
 /// Where a hit sits in its source: enough to open the file at the right lines
 /// (or page). On the wire a line citation is `{kind:"line", path, start, end,
 /// section?}` and a page citation `{kind:"page", path, page, section?}`.

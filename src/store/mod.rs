@@ -76,6 +76,7 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0011_postings_blocks.sql"),
         then: Some(postings::settle_all),
     },
+    sql("0012_record_titles", include_str!("migrations/0012_record_titles.sql")),
 ];
 
 /// The schema level this build writes.
@@ -322,6 +323,27 @@ mod tests {
         ))
         .unwrap();
         conn
+    }
+
+    #[test]
+    fn a_level_11_jsonl_records_title_becomes_its_chunks_heading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.db");
+        drop(old_database(
+            &path,
+            11,
+            "VALUES (1, 1, 0, '[]', '', 'A Markdown chunk.', 1, 1, 3, 'h', 0)",
+            "INSERT INTO documents(id, source_id, path, external_id, title, media, lang, content_hash, bytes, indexed_at, updated_at)
+             VALUES (2, 1, 'notes/g.jsonl#b', 'b', 'BM25', 'application/jsonl', 'en', 'h', 1, 't', 't'),
+                    (3, 1, 'notes/g.jsonl#x', 'x', NULL, 'application/jsonl', 'en', 'h', 1, 't', 't');
+             INSERT INTO chunks(id, doc_id, ordinal, heading_path_json, context, text, line_start, line_end, token_estimate, content_hash, has_cjk)
+             VALUES (2, 2, 0, '[]', 'BM25', 'A ranking function.', 1, 1, 3, 'h', 0),
+                    (3, 3, 0, '[]', '', 'Untitled.', 2, 2, 2, 'h', 0);",
+        ));
+        let store = Store::open(&path, false).unwrap();
+        let mut q = store.conn.prepare("SELECT heading_path_json FROM chunks ORDER BY id").unwrap();
+        let headings: Vec<String> = q.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+        assert_eq!(headings, ["[]", "[\"BM25\"]", "[]"]);
     }
 
     #[test]

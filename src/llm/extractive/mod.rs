@@ -117,9 +117,11 @@ pub fn candidates(g: &Grounding) -> Vec<(usize, String)> {
         .into_iter()
         .take(MAX_CANDIDATES)
         .map(|Scored { i, .. }| {
-            let with: Vec<&str> = all[i].quoted_with(i).map(|j| all[j].text.as_str()).collect();
-            // The opening says what a unit is about; a long list or code
-            // block after it would only slow the embedder down.
+            // The opening says what a unit is about (with the title it goes
+            // on from); a long list or code block after it would only slow
+            // the embedder down.
+            let title = Some(read.indexed[i].title.as_str()).filter(|t| !t.is_empty());
+            let with: Vec<&str> = title.into_iter().chain(all[i].quoted_with(i).map(|j| all[j].text.as_str())).collect();
             (i, with.join("\n").chars().take(MAX_CANDIDATE_CHARS).collect())
         })
         .collect()
@@ -147,7 +149,22 @@ impl<'a> Reading<'a> {
         if terms.is_empty() || all.is_empty() {
             return None;
         }
-        let indexed: Vec<Indexed> = all.iter().map(|u| Indexed::new(u, all)).collect();
+        // The first sentence of a titled entry is about its title.
+        let mut opened: Vec<usize> = Vec::new();
+        let indexed: Vec<Indexed> = all
+            .iter()
+            .map(|u| {
+                let indexed = Indexed::new(u, all);
+                if !u.kind.is_scored() || opened.contains(&u.n) {
+                    return indexed;
+                }
+                opened.push(u.n);
+                match g.titles.iter().find(|(n, _)| *n == u.n) {
+                    Some((_, t)) => indexed.with_title(t),
+                    None => indexed,
+                }
+            })
+            .collect();
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
         let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };
@@ -340,6 +357,14 @@ mod tests {
 
     fn grounding(q: &str, ev: &[&str]) -> Grounding {
         Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), ..Grounding::default() }
+    }
+
+    #[test]
+    fn a_records_first_sentence_answers_for_its_title() {
+        // A glossary record: the title names what its text defines.
+        let ev = ["The SQLite extension for full-text search. It ships with most builds.", "Reading list: FTS5 tokenizers, and why trigram helps Korean."];
+        let g = Grounding { titles: vec![(1, "FTS5".into())], ..grounding("What is FTS5?", &ev) };
+        assert!(answer(&g).starts_with("\"The SQLite extension for full-text search.\" [#1]"), "{}", answer(&g));
     }
 
     #[test]

@@ -111,6 +111,9 @@ pub struct Indexed<'a> {
     /// The unit's text and the text of what it introduces, lowercased.
     lower: String,
     follow_lower: String,
+    /// The title the unit's text goes on from (the first unit of a titled
+    /// entry): its words count as the unit's own.
+    pub title: String,
 }
 
 impl<'a> Indexed<'a> {
@@ -121,10 +124,28 @@ impl<'a> Indexed<'a> {
             Some(h) => Cow::Owned(format!("{}\n{}", all[h].text, unit.text)),
             None => Cow::Borrowed(&unit.text),
         };
-        Indexed { unit, words: words::words(&text).iter().map(|w| stem(w)).collect(), lower: text.to_lowercase(), follow_lower }
+        let words = words::words(&text).iter().map(|w| stem(w)).collect();
+        Indexed { unit, words, lower: text.to_lowercase(), follow_lower, title: String::new() }
+    }
+
+    /// The unit opens an entry whose text goes on from `title`.
+    pub fn with_title(self, title: &str) -> Self {
+        Indexed { title: title.to_string(), ..self }
+    }
+
+    fn title_has(&self, term: &str) -> bool {
+        if term.chars().any(is_cjk) {
+            self.title.to_lowercase().contains(term)
+        } else {
+            words::words(&self.title).iter().any(|w| stem(w) == term)
+        }
     }
 
     pub fn has(&self, term: &str) -> bool {
+        self.own_has(term) || self.title_has(term)
+    }
+
+    fn own_has(&self, term: &str) -> bool {
         match term.chars().count() {
             // One syllable matches inside too many words (`값` in `값을`, but
             // also `건` in `조건`): it must be a whole word.
@@ -225,6 +246,9 @@ impl Indexed<'_> {
     /// `are`/`means` (within 80 characters), or a Korean word marked with a
     /// topic particle (`소유권은`, `벌집이란`).
     pub fn subject_has(&self, term: &str) -> bool {
+        if self.title_has(term) {
+            return true;
+        }
         if term.chars().any(is_cjk) {
             return words::words(&self.lower).iter().take(6).any(|w| {
                 ["은", "는", "이란", "란", "이라는"].iter().any(|p| w.strip_suffix(p).is_some_and(|s| korean_stem(s).starts_with(term)))
