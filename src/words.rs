@@ -35,8 +35,7 @@ const NOT_TOPICS: &[&str] = &[
     "whats", "hows", "whys", "im", "ive", "youre", "thats", "its", "dont", "doesnt", "didnt", "cant", "wont", "isnt",
     "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
-    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "actually", "exactly",
-    "precisely", "simply", "hey", "hi", "hello", "quick",
+    "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
     // Spoken Korean: "what" with its particle fused (`뭘` = 무엇을), "do" and
     // "use" as `do` and `use` are question words ("null 대신 뭘 써?").
     "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
@@ -50,11 +49,12 @@ const NOT_TOPICS: &[&str] = &[
 ];
 
 /// The Korean verbs English lists among question words, stop words and
-/// `NOT_TOPICS`: 쓰다 "use", 만들다 "make", 하다 "do", and 않다 / 못하다
-/// "not", as the stems they take before an ending (`써야`, `만든`, `했`).
+/// `NOT_TOPICS`: 쓰다 "use", 만들다 "make", 하다 "do", 있다 "have", "can"
+/// (`먹을 수 있어`), and 않다 / 못하다 "not", as the stems they take before an
+/// ending (`써야`, `만든`, `했`).
 /// Questions say "Rc를 쓰면"; notes say "Rc<T>를 사용하면".
 const KOREAN_VERB_STEMS: &[&str] = &[
-    "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "않", "못하", "못해", "못할", "못한",
+    "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "있", "않", "못하", "못해", "못할", "못한",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -66,13 +66,21 @@ const KOREAN_VERB_ENDINGS: &[&str] = &[
 
 /// Korean words that carry no topic, as their English counterparts in the
 /// lists above do not: "not" (`안`, `못`), "why" (`이유`, "the reason"),
-/// "after" (`뒤`, `후`), "already", "often", "instead".
-const KOREAN_NOT_TOPICS: &[&str] = &["안", "못", "이유", "뒤", "후", "이미", "자주", "대신"];
+/// "after" (`뒤`, `후`), "already", "often", "instead", "one" (`하나`), the
+/// ordinal's `번째` (`첫 번째`: "first" is `첫`; notes say `1차`, `2024년`),
+/// and the adverbs a question is framed with: "all" (`다`), "most" (`제일`,
+/// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
+/// "exactly"; `까닭` is "reason" too.
+const KOREAN_NOT_TOPICS: &[&str] = &[
+    "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
+    "혹시", "그냥", "바로", "실제로", "정확히",
+];
 
 /// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
 fn is_korean_function_word(word: &str) -> bool {
     let bare = strip_particle(word);
-    KOREAN_NOT_TOPICS.contains(&bare)
+    // Both forms: `바로` ("right away") would lose `로` as a particle.
+    KOREAN_NOT_TOPICS.contains(&word) || KOREAN_NOT_TOPICS.contains(&bare)
         || KOREAN_VERB_STEMS.iter().any(|s| word.strip_prefix(s).is_some_and(|e| KOREAN_VERB_ENDINGS.contains(&e)))
 }
 
@@ -120,8 +128,8 @@ pub fn is_question_word(word: &str) -> bool {
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
 const PARTICLES: &[&str] = &[
-    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "에서", "에게",
-    "으로", "부터", "까지", "라는", "라고", "이란", "이다", "하는", "하고", "보다", "처럼", "마다", "에는", "에도", "로서", "로써",
+    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "이에요", "에서", "에게",
+    "으로", "부터", "까지", "라는", "라고", "이란", "이다", "이야", "예요", "하는", "하고", "보다", "처럼", "마다", "에는", "에도", "로서", "로써",
     "란", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
 ];
 
@@ -266,9 +274,10 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 /// by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let text = without_contractions(text, negation);
-    // "how long", "how often": what the question measures, not its topic.
+    // "how long", "how often", "얼마나 오래": what the question measures,
+    // not its topic.
     let all = words(&text);
-    let measures: Vec<&str> = all.windows(2).filter(|w| w[0] == "how" && HOW_MEASURES.contains(&w[1].as_str())).map(|w| w[1].as_str()).collect();
+    let measures: Vec<&str> = all.windows(2).filter(|w| measures(&w[0], &w[1])).map(|w| w[1].as_str()).collect();
     let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
@@ -289,6 +298,18 @@ const EXAMPLE_ASKS: &[&str] = &["show", "give", "example", "examples", "sample",
 /// What "how …" asks to measure ("how long does it ferment?"), and "how
 /// come?", which asks why.
 const HOW_MEASURES: &[&str] = &["come", "long", "often", "far", "old", "big", "large", "small", "soon", "fast", "quickly", "frequently", "hot", "cold", "warm"];
+
+/// Whether `next` is what the question word `word` asks to measure: "how
+/// long", "how often", and Korean "얼마나" ("how much", "how long") before
+/// what it measures (`얼마나 오래`, `얼마나 높아`). Not "몇" ("how many")
+/// before its counter: `몇 달` is answered by `두 달`.
+fn measures(word: &str, next: &str) -> bool {
+    match word {
+        "how" => HOW_MEASURES.contains(&next),
+        "얼마나" => true,
+        _ => false,
+    }
+}
 
 /// One searchable term of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -357,9 +378,28 @@ mod tests {
         let ko: Vec<String> = topic_terms("러스트에서 null 대신 뭘 써?", Negation::Drop).into_iter().map(|t| t.word).collect();
         assert_eq!(ko, ["러스트에서", "null"]);
         // Korean "use", "make", "do" and "not" in the forms a question takes,
-        // as English "use" and "not" are; a word that only starts like one is kept.
+        // as English "use" and "not" are; a word that only starts like one is
+        // kept (`쓰레드`; `하나`, "one", is not a topic as English "one" is not).
         let ko: Vec<String> = topic_terms("Rc를 쓰면 스레드를 만들지 않고 쓰레드 하나를 써야 하는 이유는?", Negation::Drop).into_iter().map(|t| t.word).collect();
-        assert_eq!(ko, ["rc", "스레드를", "쓰레드", "하나를"]);
+        assert_eq!(ko, ["rc", "스레드를", "쓰레드"]);
+    }
+
+    #[test]
+    fn korean_measures_and_framing_words_are_not_a_questions_topic() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        // "how long", "how high", "how many times": what is measured.
+        assert_eq!(topic("배추는 소금물에 얼마나 오래 절여야 해?"), ["배추는", "소금물에", "절여야"]);
+        assert_eq!(topic("바람막이는 얼마나 높아?"), ["바람막이는"]);
+        // A counter after "몇" stays: the answer says it (`몇 달` → `두 달`).
+        assert_eq!(topic("오이지는 몇 달 가요?"), ["오이지는", "달"]);
+        // "right away", "most", "all", "can"; `바로` keeps its `로`.
+        assert_eq!(topic("담근 김치는 바로 냉장고에 넣나요?"), ["담근", "김치는", "냉장고에"]);
+        assert_eq!(topic("겨울에 제일 추운 날은 다 며칠이야?"), ["겨울에", "추운", "날은", "며칠이야"]);
+        assert_eq!(topic("두 번째 겨울은 추웠나요?"), ["두", "겨울은"]);
+        assert_eq!(topic("냉장고에서 먹을 수 있어?"), ["냉장고에서", "먹을"]);
+        // A copula is read off like a particle: `꿀이야` is about `꿀`.
+        assert_eq!(strip_particle("꿀이야"), "꿀");
+        assert_eq!(strip_particle("역할이에요"), "역할");
     }
 
     #[test]

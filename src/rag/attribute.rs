@@ -36,8 +36,9 @@ const NO_ANSWER: &[&str] = &[
     "doesn't contain", "don't contain", "no information", "not mentioned", "does not mention", "doesn't mention",
     "do not mention", "don't mention", "i don't know", "i do not know", "cannot answer", "can't answer",
     "not enough information", "does not say", "doesn't say", "do not say",
-    // The Korean prompts' refusal ("노트에 답이 없습니다.") and its kin.
-    "답이 없", "언급되어 있지 않",
+    // The Korean prompts' refusal ("노트에 답이 없습니다.") and its kin, and
+    // the built-in answerer's ("… 답할 수 없습니다.").
+    "답이 없", "언급되어 있지 않", "답할 수 없",
 ];
 
 /// How a sentence of the answer is backed.
@@ -436,6 +437,10 @@ mod tests {
     fn an_answer_that_says_the_notes_do_not_answer_is_recognised() {
         assert!(run("The notes do not contain the answer.").says_no_answer);
         assert!(run("노트에 답이 없습니다.").says_no_answer);
+        // The built-in answerer's own, in both languages: a refusal, not an unsupported claim.
+        for refusal in crate::llm::extractive::REFUSALS {
+            assert!(run(refusal).says_no_answer, "{refusal}");
+        }
         assert!(!run("A string slice is a reference to part of a String.").says_no_answer);
     }
 

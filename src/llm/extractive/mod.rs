@@ -223,13 +223,12 @@ fn blend(scored: &[Scored], closeness: &[(usize, f32)]) -> Vec<(f64, usize)> {
     blended
 }
 
+/// What the model says when nothing answers: English, Korean.
+pub const REFUSALS: [&str; 2] = ["The notes I was given do not answer this question.", "주어진 노트의 근거로는 이 질문에 답할 수 없습니다."];
+
 /// The whole answer text for a grounded question.
 pub fn answer(g: &Grounding) -> String {
-    let refuse = if g.korean {
-        "주어진 노트의 근거로는 이 질문에 답할 수 없습니다."
-    } else {
-        "The notes I was given do not answer this question."
-    };
+    let refuse = REFUSALS[usize::from(g.korean)];
     let all = text::units(&g.evidence);
     let Some(read) = Reading::of(g, &all) else {
         return refuse.to_string();
