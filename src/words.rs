@@ -387,7 +387,7 @@ mod tests {
     #[test]
     fn korean_measures_and_framing_words_are_not_a_questions_topic() {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
-        // "how long", "how high", "how many times": what is measured.
+        // "how long", "how high": what is measured.
         assert_eq!(topic("배추는 소금물에 얼마나 오래 절여야 해?"), ["배추는", "소금물에", "절여야"]);
         assert_eq!(topic("바람막이는 얼마나 높아?"), ["바람막이는"]);
         // A counter after "몇" stays: the answer says it (`몇 달` → `두 달`).

@@ -215,14 +215,14 @@ fn split_report(split: Split, rows: &[Row]) -> SplitReport {
     }
 }
 
-/// Fits the gate on the dev rows that reached it: answerable → pass, the
-/// rest → refuse; then the operating points of the fitted model.
 /// The file a cited path is in: its last component, without a record's `#id`.
 fn file_name(path: &str) -> &str {
     let file = crate::search::record_file(path).unwrap_or(path);
     file.rsplit('/').next().unwrap_or(file)
 }
 
+/// Fits the gate on the dev rows that reached it: answerable → pass, the
+/// rest → refuse; then the operating points of the fitted model.
 fn fit(rows: &[Row]) -> Fit {
     let (mut xs, mut labels) = (Vec::new(), Vec::new());
     for r in rows.iter().filter(|r| r.split == Split::Dev && r.kind != Kind::NoContent) {
