@@ -229,8 +229,11 @@ pub fn judge(ev: &Evidence, sentence: &str) -> Judgement {
 /// A sentence that only restates the question is not substantive, cited or
 /// not: small models answer that way when they find nothing.
 pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64) -> Attribution {
-    let folded = fold(answer);
-    let mut a = Attribution { threshold, sentences: Vec::new(), says_no_answer: NO_ANSWER.iter().any(|p| folded.contains(p)) };
+    let says_no_answer = |text: &str| {
+        let folded = fold(text);
+        NO_ANSWER.iter().any(|p| folded.contains(p))
+    };
+    let mut a = Attribution { threshold, sentences: Vec::new(), says_no_answer: says_no_answer(answer) };
     for span in sentences::split(answer) {
         let text = &answer[span.start..span.end];
         // A copy of an entry's header is the prompt echoed, not a claim.
@@ -238,6 +241,11 @@ pub fn attribute(answer: &str, markers: &[Marker], ev: &Evidence, threshold: f64
             continue;
         }
         let cited = markers.iter().find(|m| m.start >= span.start && m.end <= span.end);
+        // "The notes do not answer this." is the model's refusal, not a
+        // claim the evidence fails to support.
+        if cited.is_none() && says_no_answer(text) {
+            continue;
+        }
         let judged = |origin, n, support, invented| Judged { start: span.start, end: span.end, origin, n, support, invented };
         let j = judge(ev, text);
         let sentence = match (cited, j) {
@@ -442,6 +450,18 @@ mod tests {
             assert!(run(refusal).says_no_answer, "{refusal}");
         }
         assert!(!run("A string slice is a reference to part of a String.").says_no_answer);
+    }
+
+    #[test]
+    fn a_refusal_is_not_judged_as_an_unsupported_claim() {
+        for refusal in crate::llm::extractive::REFUSALS {
+            let a = run(refusal);
+            assert!(a.says_no_answer && a.sentences.is_empty(), "{a:?}");
+        }
+        // What follows a refusal is still judged.
+        let a = run("The notes do not say when. The hive weighed 42 kg.");
+        assert_eq!(a.sentences.len(), 1, "{a:?}");
+        assert_eq!(a.sentences[0].origin, SentenceOrigin::Unsupported);
     }
 
     #[test]
