@@ -331,3 +331,14 @@ fn a_glossary_records_title_is_what_its_text_defines() {
     assert!(out.starts_with("\"A journal mode in which writers append to a separate file, so readers never wait for them.\" [#1]"), "{out}");
     assert!(out.contains("[1] notes/glossary.jsonl#wal:1-1 · WAL"), "{out}");
 }
+
+#[test]
+fn a_definition_under_a_heading_that_names_it_answers_what_is() {
+    let env = Env::new();
+    extractive(&env);
+    env.write("notes/bread.md", "# Bread words\n\n## Autolyse\n\nMixing only the flour and water, then resting it before the salt goes in.\n\n## Crumb\n\nThe inside of the loaf: open and glossy when the dough was wet enough.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.ok(&["ask", "What is autolyse?"]);
+    assert!(out.starts_with("\"Mixing only the flour and water, then resting it before the salt goes in.\" [#1]"), "{out}");
+    assert!(out.contains("· Bread words > Autolyse"), "{out}");
+}

@@ -79,10 +79,21 @@ pub struct Grounding {
     /// search embedder's cosine, lent by the ask pipeline when it can read
     /// the question. Empty when it cannot (lexical mode, no model).
     pub closeness: Vec<(usize, f32)>,
-    /// `(n, title)`: the title entry `[#n]`'s text goes on from without
-    /// repeating it (a JSONL record's: "BM25" over "A ranking function
-    /// that …"), so its first sentence is about it.
-    pub titles: Vec<(usize, String)>,
+    /// The heading each entry's text goes on from, where it opens under one.
+    pub headings: Vec<Heading>,
+}
+
+/// The heading evidence entry `[#n]`'s first sentence goes on from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heading {
+    pub n: usize,
+    pub text: String,
+    /// A JSONL record's title: its text never repeats it ("BM25" over "A
+    /// ranking function that …"), so the first sentence is always read as
+    /// about it. A Markdown heading ("## Autolyse" over "Mixing only the
+    /// flour and water …") only when no sentence answers in its own words:
+    /// a section's first sentence is often about something else.
+    pub record: bool,
 }
 
 /// What the token callback tells the model.

@@ -10,6 +10,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::config::EvidenceMode;
+use crate::llm::Heading;
 use crate::script::estimate_tokens;
 use crate::search::SearchHit;
 use crate::store::Store;
@@ -47,10 +48,13 @@ impl Packed {
         h
     }
 
-    /// A JSONL record's title: its text goes on from it without repeating it
-    /// (a Markdown chunk opens with its own heading line).
-    pub fn record_title(&self) -> Option<&str> {
-        crate::search::record_file(&self.doc_path).and(self.heading_path.last()).map(String::as_str)
+    /// The heading the entry's first sentence goes on from: a JSONL record's
+    /// title, or the innermost heading when the text opens with a heading
+    /// line (a section's start, not the rest of a long one).
+    pub fn heading(&self) -> Option<Heading> {
+        let text = self.heading_path.last()?.clone();
+        let record = crate::search::record_file(&self.doc_path).is_some();
+        (record || self.text.trim_start().starts_with('#')).then_some(Heading { n: self.n, text, record })
     }
 }
 
@@ -227,6 +231,16 @@ mod tests {
         let mut e = entry("One short line.\nAnother.");
         narrow_to_passage(&mut e, &["line".to_string()]);
         assert_eq!((e.text.as_str(), e.line_start, e.line_end), ("One short line.\nAnother.", 10, 11));
+    }
+
+    #[test]
+    fn an_entry_goes_on_from_a_records_title_or_the_heading_it_opens_under() {
+        let record = Packed { doc_path: "notes/g.jsonl#b".into(), heading_path: vec!["BM25".into()], ..entry("A ranking function.") };
+        assert_eq!(record.heading(), Some(Heading { n: 1, text: "BM25".into(), record: true }));
+        let section = Packed { heading_path: vec!["Bread".into(), "Autolyse".into()], ..entry("## Autolyse\n\nMixing flour and water.") };
+        assert_eq!(section.heading(), Some(Heading { n: 1, text: "Autolyse".into(), record: false }));
+        // The rest of a long section does not open under its heading.
+        assert_eq!(entry("More about it.").heading(), None);
     }
 
     #[test]

@@ -177,7 +177,7 @@ impl<'a> Run<'a> {
                 evidence: packing.entries.iter().map(|e| (e.n, e.text.clone())).collect(),
                 korean,
                 closeness: Vec::new(),
-                titles: packing.entries.iter().filter_map(|e| e.record_title().map(|t| (e.n, t.to_string()))).collect(),
+                headings: packing.entries.iter().filter_map(pack::Packed::heading).collect(),
                 said: self.prior.last().filter(|p| p.grounded).map(|p| p.answer.clone()).unwrap_or_default(),
             }),
         };

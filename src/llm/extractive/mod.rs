@@ -110,7 +110,7 @@ fn pieces(text: &str) -> impl Iterator<Item = &str> {
 /// only these bounds the embedding work of one answer.
 pub fn candidates(g: &Grounding) -> Vec<(usize, String)> {
     let all = text::units(&g.evidence);
-    let Some(read) = Reading::of(g, &all) else {
+    let Some(read) = Reading::of(g, &all, false) else {
         return Vec::new();
     };
     read.lexical()
@@ -139,7 +139,9 @@ struct Reading<'a> {
 }
 
 impl<'a> Reading<'a> {
-    fn of(g: &Grounding, all: &'a [Unit]) -> Option<Reading<'a>> {
+    /// `with_sections`: Markdown headings count for the first sentence under
+    /// them, as records' titles always do.
+    fn of(g: &Grounding, all: &'a [Unit], with_sections: bool) -> Option<Reading<'a>> {
         // A follow-up that names nothing ("why?", "show me an example") is
         // about what the previous turn was about.
         let own = score::content_terms(&g.question);
@@ -159,8 +161,8 @@ impl<'a> Reading<'a> {
                     return indexed;
                 }
                 opened.push(u.n);
-                match g.titles.iter().find(|(n, _)| *n == u.n) {
-                    Some((_, t)) => indexed.with_title(t),
+                match g.headings.iter().find(|h| h.n == u.n && (h.record || with_sections)) {
+                    Some(h) => indexed.with_title(&h.text),
                     None => indexed,
                 }
             })
@@ -230,16 +232,18 @@ pub const REFUSALS: [&str; 2] = ["The notes I was given do not answer this quest
 pub fn answer(g: &Grounding) -> String {
     let refuse = REFUSALS[usize::from(g.korean)];
     let all = text::units(&g.evidence);
-    let Some(read) = Reading::of(g, &all) else {
+    // Whether anything answers is the words' call: the sentences' own, then
+    // (when none answers) with the Markdown headings they go on from.
+    // Closeness in meaning, where measured, then chooses among every unit
+    // the words touch (a paraphrase shares few of them with its answer).
+    let answering = |with_sections| {
+        let read = Reading::of(g, &all, with_sections)?;
+        let touched = read.lexical();
+        touched.iter().any(|s| s.cov >= MIN_COVERAGE).then_some((read, touched))
+    };
+    let Some((read, touched)) = answering(false).or_else(|| answering(true)) else {
         return refuse.to_string();
     };
-    // Whether anything answers is the words' call; closeness in meaning,
-    // where measured, then chooses among every unit the words touch (a
-    // paraphrase shares few of them with its answer).
-    let touched = read.lexical();
-    if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
-        return refuse.to_string();
-    }
     let scored: Vec<(f64, usize)> = if g.closeness.is_empty() {
         touched.iter().filter(|s| s.cov >= MIN_COVERAGE).map(|s| (s.score, s.i)).collect()
     } else {
@@ -352,6 +356,7 @@ fn quote(u: &Unit) -> String {
 mod tests {
     use super::*;
     use super::score::stem;
+    use crate::llm::Heading;
     use crate::llm::{Message, Role};
 
     fn grounding(q: &str, ev: &[&str]) -> Grounding {
@@ -362,8 +367,17 @@ mod tests {
     fn a_records_first_sentence_answers_for_its_title() {
         // A glossary record: the title names what its text defines.
         let ev = ["The SQLite extension for full-text search. It ships with most builds.", "Reading list: FTS5 tokenizers, and why trigram helps Korean."];
-        let g = Grounding { titles: vec![(1, "FTS5".into())], ..grounding("What is FTS5?", &ev) };
+        let g = Grounding { headings: vec![Heading { n: 1, text: "FTS5".into(), record: true }], ..grounding("What is FTS5?", &ev) };
         assert!(answer(&g).starts_with("\"The SQLite extension for full-text search.\" [#1]"), "{}", answer(&g));
+    }
+
+    #[test]
+    fn a_sections_heading_names_what_its_first_sentence_defines_when_nothing_else_answers() {
+        let ev = ["## Autolyse\n\nMixing only the flour and water, then resting it before the salt goes in."];
+        assert_eq!(answer(&grounding("What is autolyse?", &ev)), REFUSALS[0]);
+        let heading = Heading { n: 1, text: "Autolyse".into(), record: false };
+        let g = Grounding { headings: vec![heading], ..grounding("What is autolyse?", &ev) };
+        assert!(answer(&g).starts_with("\"Mixing only the flour and water, then resting it before the salt goes in.\" [#1]"), "{}", answer(&g));
     }
 
     #[test]
