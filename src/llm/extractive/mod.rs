@@ -233,7 +233,8 @@ pub fn answer(g: &Grounding) -> String {
     let refuse = REFUSALS[usize::from(g.korean)];
     let all = text::units(&g.evidence);
     // Whether anything answers is the words' call: the sentences' own, then
-    // (when none answers) with the Markdown headings they go on from.
+    // (when none answers and there are any) with the Markdown headings they
+    // go on from.
     // Closeness in meaning, where measured, then chooses among every unit
     // the words touch (a paraphrase shares few of them with its answer).
     let answering = |with_sections| {
@@ -241,7 +242,8 @@ pub fn answer(g: &Grounding) -> String {
         let touched = read.lexical();
         touched.iter().any(|s| s.cov >= MIN_COVERAGE).then_some((read, touched))
     };
-    let Some((read, touched)) = answering(false).or_else(|| answering(true)) else {
+    let sections = g.headings.iter().any(|h| !h.record);
+    let Some((read, touched)) = answering(false).or_else(|| sections.then(|| answering(true)).flatten()) else {
         return refuse.to_string();
     };
     let scored: Vec<(f64, usize)> = if g.closeness.is_empty() {

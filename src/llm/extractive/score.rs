@@ -114,6 +114,9 @@ pub struct Indexed<'a> {
     /// The title the unit's text goes on from (the first unit of a titled
     /// entry): its words count as the unit's own.
     pub title: String,
+    /// The title's words, stemmed as `words` are, and its text lowercased.
+    title_words: Vec<String>,
+    title_lower: String,
 }
 
 impl<'a> Indexed<'a> {
@@ -125,20 +128,17 @@ impl<'a> Indexed<'a> {
             None => Cow::Borrowed(&unit.text),
         };
         let words = words::words(&text).iter().map(|w| stem(w)).collect();
-        Indexed { unit, words, lower: text.to_lowercase(), follow_lower, title: String::new() }
+        Indexed { unit, words, lower: text.to_lowercase(), follow_lower, title: String::new(), title_words: Vec::new(), title_lower: String::new() }
     }
 
     /// The unit opens an entry whose text goes on from `title`.
     pub fn with_title(self, title: &str) -> Self {
-        Indexed { title: title.to_string(), ..self }
+        let title_words = words::words(title).iter().map(|w| stem(w)).collect();
+        Indexed { title: title.to_string(), title_words, title_lower: title.to_lowercase(), ..self }
     }
 
     fn title_has(&self, term: &str) -> bool {
-        if term.chars().any(is_cjk) {
-            self.title.to_lowercase().contains(term)
-        } else {
-            words::words(&self.title).iter().any(|w| stem(w) == term)
-        }
+        if term.chars().any(is_cjk) { self.title_lower.contains(term) } else { self.title_words.iter().any(|w| w == term) }
     }
 
     pub fn has(&self, term: &str) -> bool {
