@@ -210,7 +210,7 @@ struct Scored {
 /// Word scores blended with closeness in meaning, where the pipeline
 /// measured it: each side scaled to its best (closeness between the least
 /// and most close candidate), so neither one's units dominate.
-fn blend(scored: &[Scored], closeness: &[(usize, f32)]) -> Vec<(f64, usize)> {
+fn blend(scored: &[Scored], closeness: &[(usize, f32)], indexed: &[Indexed]) -> Vec<(f64, usize)> {
     let best = scored.first().map_or(1.0, |s| s.score);
     let (lo, hi) = closeness.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &(_, c)| (lo.min(c), hi.max(c)));
     let spread = f64::from(hi - lo).max(1e-6);
@@ -218,7 +218,13 @@ fn blend(scored: &[Scored], closeness: &[(usize, f32)]) -> Vec<(f64, usize)> {
         .iter()
         .map(|s| {
             let near = closeness.iter().find(|(j, _)| *j == s.i).map_or(0.0, |&(_, c)| f64::from(c - lo) / spread);
-            ((1.0 - MEANING_WEIGHT) * s.score / best + MEANING_WEIGHT * near, s.i)
+            // An announcement ("Let's look at how …") sits close in meaning to
+            // what it announces, so closeness alone would quote it: it counts
+            // less here too. Not one that names code ("Here's the countdown
+            // using `rev`:"), which says something.
+            let u = &indexed[s.i];
+            let form = if score::only_announces(u) && !u.unit.text.contains('`') { score::ANNOUNCE_FACTOR } else { 1.0 };
+            (((1.0 - MEANING_WEIGHT) * s.score / best + MEANING_WEIGHT * near) * form, s.i)
         })
         .collect();
     blended.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -249,12 +255,15 @@ pub fn answer(g: &Grounding) -> String {
     let scored: Vec<(f64, usize)> = if g.closeness.is_empty() {
         touched.iter().filter(|s| s.cov >= MIN_COVERAGE).map(|s| (s.score, s.i)).collect()
     } else {
-        blend(&touched, &g.closeness)
+        blend(&touched, &g.closeness, &read.indexed)
     };
     let (indexed, q, said, kind) = (&read.indexed, &read.q, &read.said, read.q.kind);
     let chosen = choose(&scored, &all, indexed, q);
     let mut quotes: Vec<usize> = Vec::new();
     for (k, &c) in chosen.iter().enumerate() {
+        // A question the notes ask ("So how do you know which type to use?")
+        // answers nothing itself: the sentence after it does.
+        let Some(c) = past_questions(&all, c) else { continue };
         // The best sentence brings the one after it, which often says the
         // rest (a definition's second half, the command).
         let next = all[c].next.filter(|&x| k == 0 && all[c].follow.is_empty() && !already_said(said, &all[x].text));
@@ -266,6 +275,10 @@ pub fn answer(g: &Grounding) -> String {
                 quotes.push(i);
             }
         }
+    }
+    if quotes.is_empty() {
+        // Only questions of the notes' own matched: quote the best as it is.
+        quotes.push(chosen[0]);
     }
     // An example question wants code: the block nearest the best sentence, in its entry.
     if kind == AskKind::Example
@@ -310,6 +323,15 @@ fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Questi
         }
     }
     chosen
+}
+
+/// Unit `at`, or when it is a sentence asking a question, the first one
+/// after it in its paragraph that does not. A sentence that states
+/// something before its question ("… more display possibilities: Do you
+/// want commas or not?") is not skipped.
+fn past_questions(all: &[Unit], at: usize) -> Option<usize> {
+    let asks = |u: &Unit| u.kind == UnitKind::Sentence && u.text.trim_end().ends_with(['?', '？']) && !u.text.contains([':', ';']);
+    std::iter::successors(Some(at), |&i| all[i].next).find(|&i| !asks(&all[i]))
 }
 
 /// For a bare follow-up: how close each unit sits after one the previous
@@ -505,6 +527,28 @@ mod tests {
         ];
         let a = answer(&grounding("how do I add a frame to a hive", &ev));
         assert!(a.starts_with("\"To add a frame, call `hive.push(frame)` on the hive.\" [#2]"), "{a}");
+    }
+
+    #[test]
+    fn a_question_the_notes_ask_is_answered_by_the_sentence_after_it() {
+        // The notes' rhetorical question echoes the user's best, but says nothing.
+        let ev = ["Which flour should you feed a starter? Rye works fastest, then whole wheat."];
+        let a = answer(&grounding("which flour should I feed my starter?", &ev));
+        assert_eq!(a, "\"Rye works fastest, then whole wheat.\" [#1]");
+        assert!(verified(&a, &ev), "{a}");
+        // When nothing but the question matches, it is still quoted rather than nothing.
+        let ev = ["Does a starter need rye flour?"];
+        assert_eq!(answer(&grounding("does a starter need rye flour?", &ev)), "\"Does a starter need rye flour?\" [#1]");
+    }
+
+    #[test]
+    fn an_announcement_close_in_meaning_loses_to_the_sentence_that_answers() {
+        let ev = ["Let's look at how a starter is fed. Feed a starter equal weights of flour and water every day. Starters are kept in jars."];
+        let g = grounding("how often do I feed a starter?", &ev);
+        // Closeness (as the pipeline measures it) likes the announcement best.
+        let g = Grounding { closeness: vec![(0, 0.9), (1, 0.8), (2, 0.5)], ..g };
+        let a = answer(&g);
+        assert!(a.starts_with("\"Feed a starter equal weights of flour and water every day.\" [#1]"), "{a}");
     }
 
     #[test]

@@ -223,17 +223,26 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
         AskKind::Define => has_any(DEFINING) || subject_is_asked(u, q),
         AskKind::Other => false,
     };
-    let lower = u.lower.trim_start();
-    let announces = u.unit.kind == UnitKind::Sentence
-        && (ANNOUNCING.iter().any(|a| lower.starts_with(a)) || ANNOUNCING_KO.iter().any(|a| lower.contains(a)));
     let mut factor = if fits { 1.6 } else { 1.0 };
-    if announces && u.unit.follow.is_empty() {
-        factor *= 0.6;
+    if only_announces(u) {
+        factor *= ANNOUNCE_FACTOR;
     }
     if u.unit.text.chars().count() > 400 {
         factor *= 0.85;
     }
     score * factor
+}
+
+/// How much less a sentence that only announces counts.
+pub const ANNOUNCE_FACTOR: f64 = 0.6;
+
+/// Whether a sentence announces what comes ("Let's look at …") without
+/// bringing it (a sentence that introduces a list or code block does).
+pub fn only_announces(u: &Indexed) -> bool {
+    let lower = u.lower.trim_start();
+    u.unit.kind == UnitKind::Sentence
+        && u.unit.follow.is_empty()
+        && (ANNOUNCING.iter().any(|a| lower.starts_with(a)) || ANNOUNCING_KO.iter().any(|a| lower.contains(a)))
 }
 
 /// Whether one of the question's words is the sentence's subject.
