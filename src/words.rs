@@ -36,6 +36,10 @@ const NOT_TOPICS: &[&str] = &[
     "arent", "wasnt", "shouldnt", "wouldnt", "couldnt",
     // How a user frames a question ("I'm confused about lifetimes"), not its topic.
     "confused", "confusing", "wondering", "wonder", "curious", "understand", "basically", "hey", "hi", "hello", "quick",
+    // A request for an explanation ("give me the gist of traits", "walk me
+    // through threads", "summarise what match does").
+    "give", "gimme", "summarise", "summarize", "describe", "outline", "overview", "gist", "rundown", "nutshell", "eli5", "teach", "walk",
+    "talk", "briefly",
     // Spoken Korean: "what" with its particle fused (`뭘` = 무엇을), "do" and
     // "use" as `do` and `use` are question words ("null 대신 뭘 써?").
     "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
@@ -55,6 +59,9 @@ const NOT_TOPICS: &[&str] = &[
 /// Questions say "Rc를 쓰면"; notes say "Rc<T>를 사용하면".
 const KOREAN_VERB_STEMS: &[&str] = &[
     "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "있", "않", "못하", "못해", "못할", "못한",
+    // A request for an explanation: "요약해 줘" (sum up), "정리해 줄래?" (lay
+    // out), "가르쳐 줘" (teach), "알려줄래?" (tell).
+    "요약해", "요약하", "정리해", "정리하", "설명해", "설명하", "가르쳐", "가르치", "알려",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -62,6 +69,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
+    "줘", "줘요", "줄래", "줄래요", "주세요",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -70,10 +78,11 @@ const KOREAN_VERB_ENDINGS: &[&str] = &[
 /// ordinal's `번째` (`첫 번째`: "first" is `첫`; notes say `1차`, `2024년`),
 /// and the adverbs a question is framed with: "all" (`다`), "most" (`제일`,
 /// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
-/// "exactly"; `까닭` is "reason" too.
+/// "exactly"; `까닭` is "reason" too. And how an explanation is asked for:
+/// "what it is" (`뭔지`), "briefly", "simply", "roughly", "in a word".
 const KOREAN_NOT_TOPICS: &[&str] = &[
     "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
-    "혹시", "그냥", "바로", "실제로", "정확히",
+    "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
 ];
 
 /// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
@@ -106,7 +115,8 @@ const FILLERS: &[&str] = &[
     "details", "continue", "go", "on", "next", "also", "too", "what's", "that's", "it's", "s", "something", "anything",
     "thing", "things", "stuff", "those", "them", "him", "her", "he", "she", "here", "now", "just", "like", "right", "wait",
     "뭐야", "뭐지", "뭐라고", "뭔가요", "뭔데", "그래서", "더", "알려줘", "알려", "줘", "주세요", "설명해", "설명", "음", "네", "예", "아니",
-    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속", "방법",
+    "아니요", "자세히", "말이야", "말", "이게", "거", "거요", "그럼", "그래", "응", "왜요", "좀더", "다시", "계속", "방법", "줄래", "줄래요",
+    "줘요",
 ];
 
 /// Whether `word` is a filler (see `FILLERS`), after particle stripping.
@@ -382,6 +392,19 @@ mod tests {
         // kept (`쓰레드`; `하나`, "one", is not a topic as English "one" is not).
         let ko: Vec<String> = topic_terms("Rc를 쓰면 스레드를 만들지 않고 쓰레드 하나를 써야 하는 이유는?", Negation::Drop).into_iter().map(|t| t.word).collect();
         assert_eq!(ko, ["rc", "스레드를", "쓰레드"]);
+    }
+
+    #[test]
+    fn a_request_for_an_explanation_names_no_topic_but_what_it_is_about() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(topic("Give me the gist of traits."), ["traits"]);
+        assert_eq!(topic("quick rundown on slices please"), ["slices"]);
+        assert_eq!(topic("Summarise what match does for me."), ["match"]);
+        assert_eq!(topic("walk me through sourdough feeding, briefly"), ["sourdough", "feeding"]);
+        assert_eq!(topic("트레이트가 뭔지 간단히 요약해 줘"), ["트레이트가"]);
+        assert_eq!(topic("패키지와 크레이트 차이 좀 정리해 줄래?"), ["패키지와", "크레이트", "차이"]);
+        assert_eq!(topic("Box<T>를 쉽게 설명해줘"), ["box", "t"]);
+        assert_eq!(topic("단위 테스트 작성하는 법 좀 가르쳐 줘"), ["단위", "테스트", "작성하는", "법"]);
     }
 
     #[test]
