@@ -76,16 +76,20 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
         // The last sentence before a table, when it names one ("Table 3-1:
         // Integer Types in Rust", "The table below …"): it introduces it.
         let mut caption: Option<usize> = None;
-        for block in blocks {
+        let count = blocks.len();
+        for (b, block) in blocks.into_iter().enumerate() {
             let before = caption.take();
             match block {
                 Block::Prose(p) => {
                     let sentences = split_sentences(&p);
                     let last = sentences.len();
+                    // A chunk may end inside a sentence ("… The program won't
+                    // panic, but the"): that half sentence says nothing whole.
+                    let cut = b + 1 == count && last > 1 && sentences.last().is_some_and(|s| cut_off(s));
                     intro = None;
                     let mut prev: Option<usize> = None;
                     for (i, s) in sentences.into_iter().enumerate() {
-                        if !quotable(&s) {
+                        if !quotable(&s) || (cut && i + 1 == last) {
                             prev = None;
                             continue;
                         }
@@ -152,6 +156,12 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// Whether a paragraph's last sentence stops mid-way: it ends in a word or
+/// a comma, not in a sentence's closing punctuation, bracket or quote.
+fn cut_off(s: &str) -> bool {
+    s.trim_end().chars().last().is_some_and(|c| c.is_alphanumeric() || c == ',')
 }
 
 /// Whether a paragraph's last sentence introduces what comes next.
@@ -335,6 +345,16 @@ mod tests {
         assert_eq!(texts(&us), ["Hives need three things:", "Dry frames.", "A queen that lays.", "Room to grow.", "That is all."]);
         assert_eq!(us[0].follow, vec![1, 2, 3]);
         assert!(us[4].follow.is_empty());
+    }
+
+    #[test]
+    fn a_sentence_the_chunk_cuts_off_is_not_a_unit() {
+        // The entry ends where its chunk did, inside a sentence.
+        let ev = vec![(1, "A u8 holds 0 to 255. Past that it wraps to 0. The program goes on, but the".to_string())];
+        assert_eq!(texts(&units(&ev)), ["A u8 holds 0 to 255.", "Past that it wraps to 0."]);
+        // A note's one line without a full stop, or a paragraph before the last block, is whole.
+        let ev = vec![(1, "Bees swarmed on 27 May".to_string()), (2, "Fed the starter. It rose well\n\nTomorrow it gets rye flour.".to_string())];
+        assert_eq!(texts(&units(&ev)), ["Bees swarmed on 27 May", "Fed the starter.", "It rose well", "Tomorrow it gets rye flour."]);
     }
 
     #[test]
