@@ -79,10 +79,10 @@ const KOREAN_VERB_ENDINGS: &[&str] = &[
 /// and the adverbs a question is framed with: "all" (`다`), "most" (`제일`,
 /// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
 /// "exactly"; `까닭` is "reason" too. And how an explanation is asked for:
-/// "what it is" (`뭔지`), "briefly", "simply", "roughly", "in a word".
+/// "what it is" (`뭔지`), "difference" (`차이`, as English), "briefly", "simply", "roughly", "in a word".
 const KOREAN_NOT_TOPICS: &[&str] = &[
     "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
-    "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
+    "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "차이", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
 ];
 
 /// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
@@ -102,7 +102,7 @@ const QUESTION_ENDINGS: &[&str] = &[
 /// Korean words too common or too grammatical to count as a topic.
 const KOREAN_FILLERS: &[&str] = &[
     "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
-    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나",
 ];
 
 /// Words that name no topic even when nothing else is asked ("tell me
@@ -122,7 +122,7 @@ const FILLERS: &[&str] = &[
 /// Whether `word` is a filler (see `FILLERS`), after particle stripping.
 pub fn is_filler(word: &str) -> bool {
     // A particle standing alone: cut off a Latin word by the script change (`match보다`).
-    PARTICLES.contains(&word)
+    PARTICLES.contains(&word) || LONE_PARTICLES.contains(&word)
         || STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
 }
 
@@ -138,10 +138,16 @@ pub fn is_question_word(word: &str) -> bool {
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
 const PARTICLES: &[&str] = &[
-    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "이에요", "에서", "에게",
-    "으로", "부터", "까지", "라는", "라고", "이란", "이다", "이야", "예요", "하는", "하고", "보다", "처럼", "마다", "에는", "에도", "로서", "로써",
-    "란", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+    "에서부터", "으로부터", "으로서", "으로써", "이라는", "에게서", "까지는", "에서는", "으로는", "이라고", "입니다", "이에요", "한테서", "에서도",
+    "으로도", "에게는", "에서", "에게", "으로", "부터", "까지", "라는", "라고", "이란", "이다", "이야", "예요", "하는", "하고", "보다", "처럼",
+    "마다", "에는", "에도", "로서", "로써", "이랑", "한테", "께서", "조차", "란", "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과",
+    "도", "만",
 ];
+
+/// A particle that ends many one-syllable stems (`사랑`): stripped only
+/// after two syllables or more (`벡터랑` → `벡터`), or standing alone, cut
+/// off a Latin word by the script change (`Rc랑 Arc`).
+const LONE_PARTICLES: &[&str] = &["랑"];
 
 /// Splits text into lowercase words: runs of letters and digits, cut where
 /// the script changes between CJK and the rest (`Rust의` → `rust`, `의`).
@@ -359,6 +365,13 @@ pub fn strip_particle(word: &str) -> &str {
             return stem;
         }
     }
+    for p in LONE_PARTICLES {
+        if let Some(stem) = word.strip_suffix(p)
+            && stem.chars().count() >= 2
+        {
+            return stem;
+        }
+    }
     word
 }
 
@@ -395,6 +408,20 @@ mod tests {
     }
 
     #[test]
+    fn and_or_particles_are_read_off_a_comparisons_words() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(topic("String이랑 &str 차이가 뭐야?"), ["string", "str"]);
+        assert_eq!(topic("Rc랑 Arc 중에 뭘 써야 돼?"), ["rc", "arc"]);
+        assert_eq!(topic("Rc나 Arc?"), ["rc", "arc"]);
+        assert_eq!(strip_particle("벡터랑"), "벡터");
+        assert_eq!(strip_particle("배열이랑"), "배열");
+        assert_eq!(strip_particle("컴파일러한테"), "컴파일러");
+        // One syllable before it: part of the word.
+        assert_eq!(strip_particle("사랑"), "사랑");
+        assert_eq!(strip_particle("하나"), "하나");
+    }
+
+    #[test]
     fn a_request_for_an_explanation_names_no_topic_but_what_it_is_about() {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("Give me the gist of traits."), ["traits"]);
@@ -402,7 +429,7 @@ mod tests {
         assert_eq!(topic("Summarise what match does for me."), ["match"]);
         assert_eq!(topic("walk me through sourdough feeding, briefly"), ["sourdough", "feeding"]);
         assert_eq!(topic("트레이트가 뭔지 간단히 요약해 줘"), ["트레이트가"]);
-        assert_eq!(topic("패키지와 크레이트 차이 좀 정리해 줄래?"), ["패키지와", "크레이트", "차이"]);
+        assert_eq!(topic("패키지와 크레이트 차이 좀 정리해 줄래?"), ["패키지와", "크레이트"]);
         assert_eq!(topic("Box<T>를 쉽게 설명해줘"), ["box", "t"]);
         assert_eq!(topic("단위 테스트 작성하는 법 좀 가르쳐 줘"), ["단위", "테스트", "작성하는", "법"]);
     }
