@@ -595,6 +595,16 @@ mod tests {
     }
 
     #[test]
+    fn a_korean_request_about_a_term_gets_its_definition() {
+        // "Tell me about X" and "what X is" ask what "X란 무엇인가요" asks.
+        let ev = ["여왕벌이 알을 낳으면 벌집의 방이 채워집니다. 벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다."];
+        for q in ["벌집에 대해 알려줘", "벌집이 뭔지 간단히 알려줘"] {
+            let a = answer(&korean(q, &ev));
+            assert!(a.starts_with("\"벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다.\" [#1]"), "{q}: {a}");
+        }
+    }
+
+    #[test]
     fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
         // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
         let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];

@@ -31,7 +31,7 @@ impl AskKind {
             AskKind::Why
         } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
             AskKind::HowTo
-        } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야"]) {
+        } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야", "뭔지", "에 대해"]) {
             AskKind::Define
         } else {
             AskKind::Other
