@@ -62,6 +62,8 @@ const KOREAN_VERB_STEMS: &[&str] = &[
     // A request for an explanation: "요약해 줘" (sum up), "정리해 줄래?" (lay
     // out), "가르쳐 줘" (teach), "알려줄래?" (tell).
     "요약해", "요약하", "정리해", "정리하", "설명해", "설명하", "가르쳐", "가르치", "알려",
+    // "want to" after a verb: "테스트 하나만 돌리고 싶어".
+    "싶",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -69,7 +71,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
-    "줘", "줘요", "줄래", "줄래요", "주세요",
+    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -432,6 +434,8 @@ mod tests {
         assert_eq!(topic("패키지와 크레이트 차이 좀 정리해 줄래?"), ["패키지와", "크레이트"]);
         assert_eq!(topic("Box<T>를 쉽게 설명해줘"), ["box", "t"]);
         assert_eq!(topic("단위 테스트 작성하는 법 좀 가르쳐 줘"), ["단위", "테스트", "작성하는", "법"]);
+        assert_eq!(topic("테스트 하나만 돌리고 싶어"), ["테스트", "돌리고"]);
+        assert_eq!(topic("벌집을 옮기고 싶은데"), ["벌집을", "옮기고"]);
     }
 
     #[test]
