@@ -124,7 +124,7 @@ const FILLERS: &[&str] = &[
 /// Whether `word` is a filler (see `FILLERS`), after particle stripping.
 pub fn is_filler(word: &str) -> bool {
     // A particle standing alone: cut off a Latin word by the script change (`match보다`).
-    PARTICLES.contains(&word) || LONE_PARTICLES.contains(&word)
+    PARTICLES.contains(&word) || word == AND_PARTICLE
         || STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
 }
 
@@ -146,10 +146,10 @@ const PARTICLES: &[&str] = &[
     "도", "만",
 ];
 
-/// A particle that ends many one-syllable stems (`사랑`): stripped only
-/// after two syllables or more (`벡터랑` → `벡터`), or standing alone, cut
-/// off a Latin word by the script change (`Rc랑 Arc`).
-const LONE_PARTICLES: &[&str] = &["랑"];
+/// "And" (`벡터랑 배열`), which also ends many one-syllable words (`사랑`):
+/// stripped only after two syllables or more, or standing alone, cut off a
+/// Latin word by the script change (`Rc랑 Arc`).
+const AND_PARTICLE: &str = "랑";
 
 /// Splits text into lowercase words: runs of letters and digits, cut where
 /// the script changes between CJK and the rest (`Rust의` → `rust`, `의`).
@@ -367,14 +367,10 @@ pub fn strip_particle(word: &str) -> &str {
             return stem;
         }
     }
-    for p in LONE_PARTICLES {
-        if let Some(stem) = word.strip_suffix(p)
-            && stem.chars().count() >= 2
-        {
-            return stem;
-        }
+    match word.strip_suffix(AND_PARTICLE) {
+        Some(stem) if stem.chars().count() >= 2 => stem,
+        _ => word,
     }
-    word
 }
 
 #[cfg(test)]

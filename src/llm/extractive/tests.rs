@@ -1,0 +1,257 @@
+//! The built-in answerer's behaviour, question by question: what it quotes
+//! for each kind of question, and that every quote verifies.
+
+use super::*;
+use super::score::stem;
+use crate::llm::Heading;
+use crate::llm::{Message, Role};
+
+fn grounding(q: &str, ev: &[&str]) -> Grounding {
+    Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), ..Grounding::default() }
+}
+
+#[test]
+fn a_records_first_sentence_answers_for_its_title() {
+    // A glossary record: the title names what its text defines.
+    let ev = ["The SQLite extension for full-text search. It ships with most builds.", "Reading list: FTS5 tokenizers, and why trigram helps Korean."];
+    let g = Grounding { headings: vec![Heading { n: 1, text: "FTS5".into(), record: true }], ..grounding("What is FTS5?", &ev) };
+    assert!(answer(&g).starts_with("\"The SQLite extension for full-text search.\" [#1]"), "{}", answer(&g));
+}
+
+#[test]
+fn a_sections_heading_names_what_its_first_sentence_defines_when_nothing_else_answers() {
+    let ev = ["## Autolyse\n\nMixing only the flour and water, then resting it before the salt goes in."];
+    assert_eq!(answer(&grounding("What is autolyse?", &ev)), REFUSALS[0]);
+    let heading = Heading { n: 1, text: "Autolyse".into(), record: false };
+    let g = Grounding { headings: vec![heading], ..grounding("What is autolyse?", &ev) };
+    assert!(answer(&g).starts_with("\"Mixing only the flour and water, then resting it before the salt goes in.\" [#1]"), "{}", answer(&g));
+}
+
+#[test]
+fn stems_meet_across_inflections() {
+    for group in [["take", "takes"], ["store", "stored"], ["borrow", "borrowing"]] {
+        assert_eq!(stem(group[0]), stem(group[1]), "{group:?}");
+    }
+}
+
+#[test]
+fn context_picks_between_sentences_that_answer_the_question_alike() {
+    let ev = ["A full inspection takes about 20 minutes per hive.", "One alcohol wash takes about ten minutes per hive."];
+    let mut g = grounding("How long does that take?", &ev);
+    g.context = "I counted mites with an alcohol wash of about 300 bees.".into();
+    assert!(answer(&g).starts_with("\"One alcohol wash takes about ten minutes per hive.\" [#2]"), "{}", answer(&g));
+    // Context alone never makes a sentence an answer.
+    let mut off = grounding("What colour is the roof?", &ev);
+    off.context = g.context.clone();
+    assert!(!answer(&off).contains("[#"));
+}
+
+#[test]
+fn quotes_the_sentence_that_answers_with_its_marker() {
+    let g = grounding(
+        "How do I create a new project with cargo?",
+        &["Cargo is the build tool.", "# Creating\n\nTo create a new project, run `cargo new hello`. It makes a folder.\n\n```\n$ cargo new x\n```"],
+    );
+    let a = answer(&g);
+    assert!(a.starts_with("\"To create a new project, run `cargo new hello`.\" [#2]"), "{a}");
+}
+
+#[test]
+fn refuses_in_words_when_nothing_covers_the_question() {
+    let g = grounding("What temperature should sourdough proof at?", &["Ownership rules apply to every value in Rust."]);
+    assert_eq!(answer(&g), "The notes I was given do not answer this question.");
+}
+
+#[test]
+fn streams_word_by_word_and_stops_when_asked() {
+    let req = ChatRequest {
+        messages: vec![Message::new(Role::User, "q")],
+        temperature: 0.0,
+        seed: None,
+        max_tokens: None,
+        stream: true,
+        grounding: Some(grounding("borrow checker rules", &["The borrow checker enforces the borrowing rules at compile time."])),
+    };
+    let mut got = Vec::new();
+    let c = Extractive.chat(&req, &mut |p| {
+        got.push(p.to_string());
+        if got.len() == 2 { Flow::Stop } else { Flow::Continue }
+    }).unwrap();
+    assert!(c.stopped);
+    assert_eq!(got.len(), 2);
+    assert_eq!(c.text, got.concat());
+    let full = Extractive.chat(&req, &mut |_| Flow::Continue).unwrap();
+    assert!(!full.stopped && full.text.ends_with("[#1]"));
+}
+
+#[test]
+fn korean_questions_match_korean_sentences() {
+    let mut g = grounding("소유권 규칙은 무엇인가요?", &["소유권 규칙부터 알아보겠습니다. 러스트에서 각각의 값은 소유자가 정해져 있습니다."]);
+    g.korean = true;
+    let a = answer(&g);
+    assert!(a.contains("[#1]") && a.contains("소유권 규칙"), "{a}");
+}
+
+fn korean(q: &str, ev: &[&str]) -> Grounding {
+    Grounding { korean: true, ..grounding(q, ev) }
+}
+
+/// Every quote of `a` is supported by its evidence entry (rag-v2 verification).
+fn verified(a: &str, ev: &[&str]) -> bool {
+    let marks = crate::rag::extract::markers(a);
+    let v = crate::rag::verify::verify(a, &marks, |n| ev.get(n.wrapping_sub(1)).copied());
+    v.unsupported.is_empty() && !v.supported.is_empty()
+}
+
+#[test]
+fn a_list_question_gets_the_list_not_the_sentence_that_echoes_it() {
+    // "What are the five unsafe superpowers?" quoted "Let's look at each of the five … in turn."
+    let ev = ["Let's look at each of the five hive tools in turn.", "A keeper carries five hive tools on every visit:\n\n* a smoker\n* a hive tool for prying frames\n* a bee brush\n* a veil\n* gloves\n\nThe smoker matters most."];
+    let a = answer(&grounding("What are the five hive tools?", &ev));
+    for item in ["a smoker", "a bee brush", "gloves"] {
+        assert!(a.contains(item), "{item} missing: {a}");
+    }
+    assert!(!a.starts_with("\"Let's look"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn a_sentence_ending_in_a_colon_brings_its_bullet_points() {
+    // "Which three conditions make up a data race?" stopped at the ":".
+    let ev = ["A colony swarms when three conditions meet:\n\n- the hive is crowded\n- a new queen is being raised\n- the weather is warm\n"];
+    let a = answer(&grounding("Which three conditions make a colony swarm?", &ev));
+    assert!(a.contains("the hive is crowded") && a.contains("a new queen is being raised") && a.contains("the weather is warm"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn a_difference_question_gets_the_definitions_not_the_announcement() {
+    // "What is the difference between String and &str?" quoted "We'll first define what we mean by the term _string_."
+    let ev = ["We'll first define what we mean by the term _nectar_. Nectar is a sugary liquid that flowers make to attract bees. Honey is nectar that bees have dried and sealed in wax cells."];
+    let a = answer(&grounding("What is the difference between nectar and honey?", &ev));
+    assert!(!a.contains("We'll first define"), "{a}");
+    assert!(a.contains("Nectar is a sugary liquid") && a.contains("Honey is nectar"), "{a}");
+}
+
+#[test]
+fn an_example_question_gets_the_code_block() {
+    let ev = ["You open a hive from the side away from the entrance. For example:\n\n```console\n$ hive open --side back\n```\n\nClose it the same way."];
+    let a = answer(&grounding("show me an example of opening a hive", &ev));
+    assert!(a.contains("$ hive open --side back"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
+    // "how do I add to a vector" quoted a RefCell sentence.
+    let ev = [
+        "Frames added to a hive are checked each time a keeper borrows the hive record.",
+        "A hive keeps its frames in a box that can grow. To add a frame, call `hive.push(frame)` on the hive.",
+    ];
+    let a = answer(&grounding("how do I add a frame to a hive", &ev));
+    assert!(a.starts_with("\"To add a frame, call `hive.push(frame)` on the hive.\" [#2]"), "{a}");
+}
+
+#[test]
+fn a_question_the_notes_ask_is_answered_by_the_sentence_after_it() {
+    // The notes' rhetorical question echoes the user's best, but says nothing.
+    let ev = ["Which flour should you feed a starter? Rye works fastest, then whole wheat."];
+    let a = answer(&grounding("which flour should I feed my starter?", &ev));
+    assert_eq!(a, "\"Rye works fastest, then whole wheat.\" [#1]");
+    assert!(verified(&a, &ev), "{a}");
+    // When nothing but the question matches, it is still quoted rather than nothing.
+    let ev = ["Does a starter need rye flour?"];
+    assert_eq!(answer(&grounding("does a starter need rye flour?", &ev)), "\"Does a starter need rye flour?\" [#1]");
+}
+
+#[test]
+fn an_announcement_close_in_meaning_loses_to_the_sentence_that_answers() {
+    let ev = ["Let's look at how a starter is fed. Feed a starter equal weights of flour and water every day. Starters are kept in jars."];
+    let g = grounding("how often do I feed a starter?", &ev);
+    // Closeness (as the pipeline measures it) likes the announcement best.
+    let g = Grounding { closeness: vec![(0, 0.9), (1, 0.8), (2, 0.5)], ..g };
+    let a = answer(&g);
+    assert!(a.starts_with("\"Feed a starter equal weights of flour and water every day.\" [#1]"), "{a}");
+}
+
+#[test]
+fn why_after_an_answer_gives_the_cause_not_the_same_sentence() {
+    let ev = ["Bees fan their wings at the hive entrance on hot days. They do this because the brood must stay near 35 degrees."];
+    let mut g = grounding("why?", &ev);
+    g.context = "Bees fan their wings at the hive entrance on hot days.".into();
+    g.said = "\"Bees fan their wings at the hive entrance on hot days.\" [#1]".into();
+    let a = answer(&g);
+    assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
+    assert!(!a.contains("Bees fan their wings"), "{a}");
+}
+
+#[test]
+fn a_sentence_with_code_or_an_apostrophe_the_last_turn_quoted_is_not_quoted_again() {
+    // What was said was read from the conversation as the search reads
+    // it, without backticks and apostrophes ("`String`은" → "String 은",
+    // "it’s" → "it s"), so such a sentence was not recognised as said;
+    // it is read from the answer as written.
+    let ev = ["`hive.close()` seals the hive when it’s below 10 degrees outside. The bees then cluster around the queen. They do this because the brood must stay warm."];
+    let mut g = grounding("why?", &ev);
+    g.context = "hive.close() seals the hive when it s below 10 degrees outside. The bees then cluster around the queen.".into();
+    g.said = "\u{201C}`hive.close()` seals the hive when it’s below 10 degrees outside.\u{201D} [#1]\n\"The bees then cluster around the queen.\" [#1]".into();
+    let a = answer(&g);
+    assert!(a.starts_with("\"They do this because the brood must stay warm.\" [#1]"), "{a}");
+    assert!(!a.contains("seals the hive"), "{a}");
+}
+
+#[test]
+fn mdbook_markup_never_reaches_a_quote_and_the_quote_still_verifies() {
+    let ev = ["Print the frame count with the [`tally!` macro][tally]<!-- ignore --> while you inspect the hive.\n\n[tally]: ../std/macro.tally.html"];
+    let a = answer(&grounding("How do I print the frame count while inspecting?", &ev));
+    assert!(a.contains("the `tally!` macro while you inspect"), "{a}");
+    assert!(!a.contains("<!--") && !a.contains("][tally]"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn korean_questions_with_the_particle_iran_are_answered() {
+    // "소유권이란 무엇인가요?" was refused: -이란 was not stripped.
+    let ev = ["벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다. 여왕벌은 그 방에 알을 낳습니다."];
+    let a = answer(&korean("벌집이란 무엇인가요?", &ev));
+    assert!(a.starts_with("\"벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다.\" [#1]"), "{a}");
+}
+
+#[test]
+fn a_korean_request_about_a_term_gets_its_definition() {
+    // "Tell me about X" and "what X is" ask what "X란 무엇인가요" asks.
+    let ev = ["여왕벌이 알을 낳으면 벌집의 방이 채워집니다. 벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다."];
+    for q in ["벌집에 대해 알려줘", "벌집이 뭔지 간단히 알려줘"] {
+        let a = answer(&korean(q, &ev));
+        assert!(a.starts_with("\"벌집은 벌들이 밀랍으로 지은 육각형 방의 모음입니다.\" [#1]"), "{q}: {a}");
+    }
+}
+
+#[test]
+fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
+    // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
+    let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
+    let a = answer(&grounding("How do I inspect hives one at a time?", &ev));
+    assert!(a.starts_with("\"To inspect one hive at a time"), "{a}");
+    assert!(a.contains("$ hivelog --hives=1"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn a_question_about_a_table_gets_its_row_after_the_header() {
+    // Tables were skipped: a results table could not be quoted at all.
+    let ev = ["Mite counts after the spring inspection:\n\n| Hive | Mites per 300 bees | Treated |\n|---|---:|---|\n| North |  3 | no  |\n| South | 11 | yes |\n| East  |  5 | no  |\n"];
+    let a = answer(&grounding("How many mites did the South hive have?", &ev));
+    let lines: Vec<&str> = a.lines().collect();
+    assert!(lines.contains(&"\"| Hive | Mites per 300 bees | Treated |\" [#1]"), "{a}");
+    assert!(lines.contains(&"\"| South | 11 | yes |\" [#1]"), "{a}");
+    let (header, south) = (a.find("| Hive |").unwrap(), a.find("| South |").unwrap());
+    assert!(header < south, "the header comes first: {a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn pieces_rebuild_the_text() {
+    let t = "\"a b\" [#1]\n\"c\"  [#2]";
+    assert_eq!(pieces(t).collect::<String>(), t);
+}
