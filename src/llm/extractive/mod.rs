@@ -221,7 +221,8 @@ fn blend(scored: &[Scored], closeness: &[(usize, f32)], indexed: &[Indexed]) -> 
             // An announcement ("Let's look at how …") sits close in meaning to
             // what it announces, so closeness alone would quote it: it counts
             // less here too. Not one that names code ("Here's the countdown
-            // using `rev`:"), which says something.
+            // using `rev`:"), which says something. (Sparing it on the word
+            // side as well cost lexical answers one dev and one test item.)
             let u = &indexed[s.i];
             let form = if score::only_announces(u) && !u.unit.text.contains('`') { score::ANNOUNCE_FACTOR } else { 1.0 };
             (((1.0 - MEANING_WEIGHT) * s.score / best + MEANING_WEIGHT * near) * form, s.i)
