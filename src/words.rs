@@ -40,6 +40,11 @@ const NOT_TOPICS: &[&str] = &[
     // through threads", "summarise what match does").
     "give", "gimme", "summarise", "summarize", "describe", "outline", "overview", "gist", "rundown", "nutshell", "eli5", "teach", "walk",
     "talk", "briefly",
+    // A choice between things ("Vec vs array - which one should I pick?"):
+    // the things are the topic, as with "difference".
+    "vs", "versus", "pick", "choose", "prefer",
+    // Who the explanation is for ("explain shadowing to a beginner").
+    "beginner", "beginners", "newbie",
     // Spoken Korean: "what" with its particle fused (`뭘` = 무엇을), "do" and
     // "use" as `do` and `use` are question words ("null 대신 뭘 써?").
     "뭘", "뭔", "뭐가", "뭐를", "해", "해요", "돼", "돼요", "써", "써요",
@@ -64,6 +69,8 @@ const KOREAN_VERB_STEMS: &[&str] = &[
     "요약해", "요약하", "정리해", "정리하", "설명해", "설명하", "가르쳐", "가르치", "알려",
     // "want to" after a verb: "테스트 하나만 돌리고 싶어".
     "싶",
+    // "choose" and "good" in a choice: "벡터랑 배열 중에 뭘 골라야 해?", "Box는 언제 쓰는 게 좋아?".
+    "고르", "골라", "고른", "골랐", "좋",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -71,7 +78,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
-    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다",
+    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -81,10 +88,12 @@ const KOREAN_VERB_ENDINGS: &[&str] = &[
 /// and the adverbs a question is framed with: "all" (`다`), "most" (`제일`,
 /// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
 /// "exactly"; `까닭` is "reason" too. And how an explanation is asked for:
-/// "what it is" (`뭔지`), "difference" (`차이`, as English), "briefly", "simply", "roughly", "in a word".
+/// "what it is" (`뭔지`), "difference" (`차이`, as English), "briefly", "simply", "roughly", "in a word",
+/// and who it is for: "beginner" (`초보자`).
 const KOREAN_NOT_TOPICS: &[&str] = &[
     "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
     "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "차이", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
+    "초보자", "초보",
 ];
 
 /// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
@@ -104,7 +113,7 @@ const QUESTION_ENDINGS: &[&str] = &[
 /// Korean words too common or too grammatical to count as a topic.
 const KOREAN_FILLERS: &[&str] = &[
     "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
-    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나",
+    "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나", "거야", "거예요",
 ];
 
 /// Words that name no topic even when nothing else is asked ("tell me
@@ -432,6 +441,19 @@ mod tests {
         assert_eq!(topic("단위 테스트 작성하는 법 좀 가르쳐 줘"), ["단위", "테스트", "작성하는", "법"]);
         assert_eq!(topic("테스트 하나만 돌리고 싶어"), ["테스트", "돌리고"]);
         assert_eq!(topic("벌집을 옮기고 싶은데"), ["벌집을", "옮기고"]);
+    }
+
+    #[test]
+    fn a_choice_between_things_names_the_things_not_the_choosing() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(topic("Vec vs array - which one should I pick?"), ["vec", "array"]);
+        assert_eq!(topic("Should I prefer rye or spelt? Which would you choose?"), ["rye", "spelt"]);
+        assert_eq!(topic("explain shadowing to a beginner"), ["shadowing"]);
+        assert_eq!(topic("벡터랑 배열 중에 뭘 골라야 해?"), ["벡터랑", "배열"]);
+        assert_eq!(topic("Box는 언제 쓰는 게 좋아?"), ["box"]);
+        assert_eq!(topic("호밀이 좋을까 밀이 좋을까?"), ["호밀이", "밀이"]);
+        assert_eq!(topic("라이프타임 명시는 왜 필요한 거야?"), ["라이프타임", "명시는", "필요한"]);
+        assert_eq!(topic("섀도잉을 초보자한테 설명해 줘"), ["섀도잉을"]);
     }
 
     #[test]
