@@ -40,6 +40,10 @@ const NOT_TOPICS: &[&str] = &[
     // through threads", "summarise what match does").
     "give", "gimme", "summarise", "summarize", "describe", "outline", "overview", "gist", "rundown", "nutshell", "eli5", "teach", "walk",
     "talk", "briefly",
+    // The notes themselves ("what do my notes say about hydration?"): every
+    // question is asked of them. Not "wrote": "who wrote the BEIR paper?"
+    // asks for an author the notes may lack.
+    "notes", "notebook",
     // A choice between things ("Vec vs array - which one should I pick?"):
     // the things are the topic, as with "difference".
     "vs", "versus", "pick", "choose", "prefer",
@@ -71,6 +75,8 @@ const KOREAN_VERB_STEMS: &[&str] = &[
     "싶",
     // "choose" and "good" in a choice: "벡터랑 배열 중에 뭘 골라야 해?", "Box는 언제 쓰는 게 좋아?".
     "고르", "골라", "고른", "골랐", "좋",
+    // Finding it in the notes: "양념 얘기 찾아줘".
+    "찾아",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -78,7 +84,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
-    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까",
+    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까", "더니",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -89,11 +95,17 @@ const KOREAN_VERB_ENDINGS: &[&str] = &[
 /// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
 /// "exactly"; `까닭` is "reason" too. And how an explanation is asked for:
 /// "what it is" (`뭔지`), "difference" (`차이`, as English), "briefly", "simply", "roughly", "in a word",
-/// and who it is for: "beginner" (`초보자`).
+/// who it is for: "beginner" (`초보자`), "about" (`대해`), and the notes themselves.
 const KOREAN_NOT_TOPICS: &[&str] = &[
     "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
     "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "차이", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
     "초보자", "초보",
+    // "about" (`김치에 대해`, `…에 관한`), and the notes themselves: "note", "memo", "talk of".
+    "대해", "대해서", "대한", "관해", "관해서", "관한", "노트", "메모", "얘기", "이야기",
+    // "my" (`내 노트`), or "within" after a noun (`함수 내`): no topic either way.
+    "내",
+    // "what did I write down": not the stem `적` alone, which is also "few" (`적었던`).
+    "적었지", "적었더라", "적어둔", "적어놓은",
 ];
 
 /// Whether a Korean word is one of those verbs or words (`쓰면`, `않고`, `이유는`).
@@ -305,10 +317,12 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     // not its topic.
     let all = words(&text);
     let measures: Vec<&str> = all.windows(2).filter(|w| measures(&w[0], &w[1])).map(|w| w[1].as_str()).collect();
+    // "tell me everything about hydration": the topic is what follows.
+    let wholes: Vec<&str> = all.windows(2).filter(|w| asks_for_all_of(&w[0], &w[1])).map(|w| w[0].as_str()).collect();
     let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
-            !measures.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
+            !measures.contains(&t.word.as_str()) && !wholes.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
         })
         .collect();
@@ -336,6 +350,13 @@ fn measures(word: &str, next: &str) -> bool {
         "얼마나" => true,
         _ => false,
     }
+}
+
+/// Whether `word` asks for all there is on what `next` introduces:
+/// "everything about", "all about", "everything on". Not "import everything
+/// from a module", where the glob is the topic.
+fn asks_for_all_of(word: &str, next: &str) -> bool {
+    matches!(word, "everything" | "all") && matches!(next, "about" | "on" | "regarding")
 }
 
 /// One searchable term of a query.
@@ -454,6 +475,21 @@ mod tests {
         assert_eq!(topic("호밀이 좋을까 밀이 좋을까?"), ["호밀이", "밀이"]);
         assert_eq!(topic("라이프타임 명시는 왜 필요한 거야?"), ["라이프타임", "명시는", "필요한"]);
         assert_eq!(topic("섀도잉을 초보자한테 설명해 줘"), ["섀도잉을"]);
+    }
+
+    #[test]
+    fn a_question_about_the_notes_names_what_it_is_about() {
+        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(topic("tell me everything about hydration"), ["hydration"]);
+        assert_eq!(topic("tell me all about hydration"), ["hydration"]);
+        assert_eq!(topic("what do my notes say about checkpoints?"), ["checkpoints"]);
+        // The glob is the topic of "import everything from a module".
+        assert_eq!(topic("How do I import everything from a module?"), ["import", "everything", "module"]);
+        // An author the notes may lack is asked for.
+        assert_eq!(topic("who wrote the BEIR paper?"), ["wrote", "beir", "paper"]);
+        assert_eq!(topic("김치에 대해 뭐라고 적었지?"), ["김치에"]);
+        assert_eq!(topic("내 노트에서 양념 얘기 찾아줘"), ["양념"]);
+        assert_eq!(topic("변수 값을 바꾸려고 했더니 에러가 나요"), ["변수", "값을", "바꾸려고", "에러가"]);
     }
 
     #[test]
