@@ -318,11 +318,11 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let all = words(&text);
     let measures: Vec<&str> = all.windows(2).filter(|w| measures(&w[0], &w[1])).map(|w| w[1].as_str()).collect();
     // "tell me everything about hydration": the topic is what follows.
-    let wholes: Vec<&str> = all.windows(2).filter(|w| asks_for_all_of(&w[0], &w[1])).map(|w| w[0].as_str()).collect();
+    let framing: Vec<&str> = all.windows(2).filter(|w| frames_what_follows(&w[0], &w[1])).map(|w| w[0].as_str()).collect();
     let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
-            !measures.contains(&t.word.as_str()) && !wholes.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
+            !measures.contains(&t.word.as_str()) && !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
         })
         .collect();
@@ -352,11 +352,18 @@ fn measures(word: &str, next: &str) -> bool {
     }
 }
 
-/// Whether `word` asks for all there is on what `next` introduces:
-/// "everything about", "all about", "everything on". Not "import everything
-/// from a module", where the glob is the topic.
-fn asks_for_all_of(word: &str, next: &str) -> bool {
-    matches!(word, "everything" | "all") && matches!(next, "about" | "on" | "regarding")
+/// Whether `word` frames a question about what `next` introduces: "tell me
+/// everything about", "all about", "what did I write about", "what do you
+/// know about". Not "import everything from a module", where the glob is the
+/// topic, nor "who wrote the paper?", which asks for its author.
+fn frames_what_follows(word: &str, next: &str) -> bool {
+    match next {
+        "about" | "regarding" => {
+            matches!(word, "everything" | "all" | "write" | "wrote" | "written" | "know" | "knew" | "noted" | "jotted" | "learned" | "learnt")
+        }
+        "on" => matches!(word, "everything" | "all"),
+        _ => false,
+    }
 }
 
 /// One searchable term of a query.
@@ -482,6 +489,8 @@ mod tests {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("tell me everything about hydration"), ["hydration"]);
         assert_eq!(topic("tell me all about hydration"), ["hydration"]);
+        assert_eq!(topic("what did I write about sourdough?"), ["sourdough"]);
+        assert_eq!(topic("what have I learned about WAL?"), ["wal"]);
         assert_eq!(topic("what do my notes say about checkpoints?"), ["checkpoints"]);
         // The glob is the topic of "import everything from a module".
         assert_eq!(topic("How do I import everything from a module?"), ["import", "everything", "module"]);

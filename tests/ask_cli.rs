@@ -342,3 +342,22 @@ fn a_definition_under_a_heading_that_names_it_answers_what_is() {
     assert!(out.starts_with("\"Mixing only the flour and water, then resting it before the salt goes in.\" [#1]"), "{out}");
     assert!(out.contains("· Bread words > Autolyse"), "{out}");
 }
+
+#[test]
+fn what_i_wrote_about_a_notes_title_quotes_its_sections() {
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/pickles.md",
+        "# Cucumber pickles\n\n## Brine\n\nSix percent salt by weight of the water, dissolved cold.\n\n## Jars\n\nPacked upright, topped with a grape leaf for crunch.\n",
+    );
+    env.write("notes/writing.md", "# Writing\n\nA writer keeps a notebook on the desk.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    // No sentence says "pickles": the note's title says what its sections
+    // are about. And "write about" frames the question: a sentence about a
+    // writer is not what was asked.
+    let out = env.ok(&["ask", "What did I write about pickles?"]);
+    assert!(out.contains("\"Six percent salt by weight of the water, dissolved cold.\" [#"), "{out}");
+    assert!(out.contains("\"Packed upright, topped with a grape leaf for crunch.\" [#"), "{out}");
+    assert!(!out.contains("writer"), "{out}");
+}

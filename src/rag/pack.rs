@@ -49,11 +49,14 @@ impl Packed {
     }
 
     /// The heading the entry's first sentence goes on from: a JSONL record's
-    /// title, or the innermost heading when the text opens with a heading
-    /// line (a section's start, not the rest of a long one).
+    /// title, or, when the text opens with a heading line (a section's
+    /// start, not the rest of a long one), the headings it sits under: the
+    /// note's title says what every section is about ("what did I write
+    /// about kimchi?" over "# Kimchi > ## Salting the cabbage").
     pub fn heading(&self) -> Option<Heading> {
-        let text = self.heading_path.last()?.clone();
+        let last = self.heading_path.last()?;
         let record = crate::search::record_file(&self.doc_path).is_some();
+        let text = if record { last.clone() } else { self.heading_path.join(" > ") };
         (record || self.text.trim_start().starts_with('#')).then_some(Heading { n: self.n, text, record })
     }
 }
@@ -238,7 +241,7 @@ mod tests {
         let record = Packed { doc_path: "notes/g.jsonl#b".into(), heading_path: vec!["BM25".into()], ..entry("A ranking function.") };
         assert_eq!(record.heading(), Some(Heading { n: 1, text: "BM25".into(), record: true }));
         let section = Packed { heading_path: vec!["Bread".into(), "Autolyse".into()], ..entry("## Autolyse\n\nMixing flour and water.") };
-        assert_eq!(section.heading(), Some(Heading { n: 1, text: "Autolyse".into(), record: false }));
+        assert_eq!(section.heading(), Some(Heading { n: 1, text: "Bread > Autolyse".into(), record: false }));
         // The rest of a long section does not open under its heading.
         assert_eq!(entry("More about it.").heading(), None);
     }
