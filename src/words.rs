@@ -44,6 +44,8 @@ const NOT_TOPICS: &[&str] = &[
     // question is asked of them. Not "wrote": "who wrote the BEIR paper?"
     // asks for an author the notes may lack.
     "notes", "notebook",
+    // "about" in other words ("anything regarding queen cells?").
+    "regarding", "concerning",
     // A choice between things ("Vec vs array - which one should I pick?"):
     // the things are the topic, as with "difference".
     "vs", "versus", "pick", "choose", "prefer",
@@ -492,6 +494,7 @@ mod tests {
         assert_eq!(topic("what did I write about sourdough?"), ["sourdough"]);
         assert_eq!(topic("what have I learned about WAL?"), ["wal"]);
         assert_eq!(topic("what do my notes say about checkpoints?"), ["checkpoints"]);
+        assert_eq!(topic("anything in my notes regarding queen cells"), ["queen", "cells"]);
         // The glob is the topic of "import everything from a module".
         assert_eq!(topic("How do I import everything from a module?"), ["import", "everything", "module"]);
         // An author the notes may lack is asked for.
