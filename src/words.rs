@@ -46,6 +46,11 @@ const NOT_TOPICS: &[&str] = &[
     "notes", "notebook",
     // "about" in other words ("anything regarding queen cells?").
     "regarding", "concerning",
+    // How people talk around a question ("I want to pass it without …", "I
+    // keep getting borrow errors, any tips?", "the compiler yells at me",
+    // "what's the Rust equivalent?"): the topic is the rest.
+    "want", "wants", "wanted", "wanna", "trying", "tried", "getting", "tips", "tip", "advice", "suggestions", "yells",
+    "complains", "complaining", "equivalent", "counterpart",
     // A choice between things ("Vec vs array - which one should I pick?"):
     // the things are the topic, as with "difference".
     "vs", "versus", "pick", "choose", "prefer",
@@ -356,14 +361,19 @@ fn measures(word: &str, next: &str) -> bool {
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
 /// everything about", "all about", "what did I write about", "what do you
-/// know about". Not "import everything from a module", where the glob is the
-/// topic, nor "who wrote the paper?", which asks for its author.
+/// know about", "coming from", "keep getting". Not "import everything from a
+/// module", where the glob is the topic, nor "who wrote the paper?", which
+/// asks for its author, nor "keep the starter warm".
 fn frames_what_follows(word: &str, next: &str) -> bool {
     match next {
         "about" | "regarding" => {
             matches!(word, "everything" | "all" | "write" | "wrote" | "written" | "know" | "knew" | "noted" | "jotted" | "learned" | "learnt")
         }
         "on" => matches!(word, "everything" | "all"),
+        // "coming from Python": where the user comes from, not what is asked.
+        "from" => matches!(word, "coming" | "come" | "comes"),
+        // "I keep getting …", "it keeps crashing": how often, not what.
+        _ if next.ends_with("ing") => matches!(word, "keep" | "keeps" | "kept"),
         _ => false,
     }
 }
@@ -421,9 +431,9 @@ mod tests {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("I'm confused about lifetimes, what are they for?"), ["lifetimes"]);
         let q = "Why doesn’t Rust's borrow checker let me? I’ve tried, it won't";
-        assert_eq!(topic(q), ["rust", "borrow", "checker", "let", "tried"]);
+        assert_eq!(topic(q), ["rust", "borrow", "checker", "let"]);
         let kept: Vec<String> = topic_terms(q, Negation::Keep).into_iter().map(|t| t.word).collect();
-        assert_eq!(kept, ["doesn", "rust", "borrow", "checker", "let", "tried", "won"]);
+        assert_eq!(kept, ["doesn", "rust", "borrow", "checker", "let", "won"]);
         assert_eq!(topic("whats a closure"), ["closure"]);
         // An apostrophe that is not a contraction stays as the index reads it.
         assert_eq!(topic("the 'static lifetime and rock'n'roll"), ["static", "lifetime", "rock", "n", "roll"]);
@@ -495,6 +505,9 @@ mod tests {
         assert_eq!(topic("what have I learned about WAL?"), ["wal"]);
         assert_eq!(topic("what do my notes say about checkpoints?"), ["checkpoints"]);
         assert_eq!(topic("anything in my notes regarding queen cells"), ["queen", "cells"]);
+        assert_eq!(topic("Coming from Python, I keep reaching for None. What's the Rust equivalent?"), ["python", "reaching", "none", "rust"]);
+        assert_eq!(topic("I keep getting \"cannot borrow as mutable\" errors. Any tips?"), ["cannot", "borrow", "mutable", "errors"]);
+        assert_eq!(topic("how do I keep the starter warm?"), ["keep", "starter", "warm"]);
         // The glob is the topic of "import everything from a module".
         assert_eq!(topic("How do I import everything from a module?"), ["import", "everything", "module"]);
         // An author the notes may lack is asked for.
