@@ -49,7 +49,7 @@ const NOT_TOPICS: &[&str] = &[
     // How people talk around a question ("I want to pass it without …", "I
     // keep getting borrow errors, any tips?", "the compiler yells at me",
     // "what's the Rust equivalent?"): the topic is the rest.
-    "want", "wants", "wanted", "wanna", "trying", "tried", "getting", "tips", "tip", "advice", "suggestions", "yells",
+    "want", "wants", "wanted", "wanna", "learn", "trying", "tried", "getting", "tips", "tip", "advice", "suggestions", "yells",
     "complains", "complaining", "equivalent", "counterpart",
     // A choice between things ("Vec vs array - which one should I pick?"):
     // the things are the topic, as with "difference".
@@ -84,6 +84,9 @@ const KOREAN_VERB_STEMS: &[&str] = &[
     "고르", "골라", "고른", "골랐", "좋",
     // Finding it in the notes: "양념 얘기 찾아줘".
     "찾아",
+    // The asker, not the topic: "처음 배우는데 … 모르겠어요" ("I'm learning …
+    // and don't get …", as English "confused", "understand").
+    "배우", "배워", "배운", "모르", "몰라",
 ];
 
 /// The endings those stems take in a question. A stem and one of these make
@@ -91,7 +94,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠",
-    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까", "더니",
+    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까", "더니", "겠어", "겠어요",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -111,6 +114,8 @@ const KOREAN_NOT_TOPICS: &[&str] = &[
     "대해", "대해서", "대한", "관해", "관해서", "관한", "노트", "메모", "얘기", "이야기",
     // "my" (`내 노트`), or "within" after a noun (`함수 내`): no topic either way.
     "내",
+    // "for the first time" (`처음 배우는데`): the notes say `첫 번째`, `맨 앞` for a first item.
+    "처음",
     // "what did I write down": not the stem `적` alone, which is also "few" (`적었던`).
     "적었지", "적었더라", "적어둔", "적어놓은",
 ];
@@ -508,6 +513,7 @@ mod tests {
         assert_eq!(topic("Coming from Python, I keep reaching for None. What's the Rust equivalent?"), ["python", "reaching", "none", "rust"]);
         assert_eq!(topic("I keep getting \"cannot borrow as mutable\" errors. Any tips?"), ["cannot", "borrow", "mutable", "errors"]);
         assert_eq!(topic("how do I keep the starter warm?"), ["keep", "starter", "warm"]);
+        assert_eq!(topic("러스트 처음 배우는데 소유권이 뭔지 모르겠어요"), ["러스트", "소유권이"]);
         // The glob is the topic of "import everything from a module".
         assert_eq!(topic("How do I import everything from a module?"), ["import", "everything", "module"]);
         // An author the notes may lack is asked for.
