@@ -136,7 +136,7 @@ const QUESTION_ENDINGS: &[&str] = &[
 
 /// Korean words too common or too grammatical to count as a topic.
 const KOREAN_FILLERS: &[&str] = &[
-    "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
+    "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "혹은", "아니면", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
     "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나", "거야", "거예요",
     // "how to" (`추가하는 법`), as `방법` is.
     "법",
@@ -159,7 +159,7 @@ const FILLERS: &[&str] = &[
 /// Whether `word` is a filler (see `FILLERS`), after particle stripping.
 pub fn is_filler(word: &str) -> bool {
     // A particle standing alone: cut off a Latin word by the script change (`match보다`).
-    PARTICLES.contains(&word) || word == AND_PARTICLE
+    PARTICLES.contains(&word) || SHORT_PARTICLES.contains(&word)
         || STOP_WORDS.contains(&word) || FILLERS.contains(&word) || FILLERS.contains(&strip_particle(word)) || KOREAN_FILLERS.contains(&strip_particle(word))
 }
 
@@ -181,10 +181,11 @@ const PARTICLES: &[&str] = &[
     "도", "만",
 ];
 
-/// "And" (`벡터랑 배열`), which also ends many one-syllable words (`사랑`):
-/// stripped only after two syllables or more, or standing alone, cut off a
-/// Latin word by the script change (`Rc랑 Arc`).
-const AND_PARTICLE: &str = "랑";
+/// "And" (`벡터랑 배열`) and the spoken copula after a vowel (`바이트야`,
+/// "it's bytes"), which also end many short words (`사랑`, `분야`): stripped
+/// only after two syllables or more, or standing alone, cut off a Latin word
+/// by the script change (`Rc랑 Arc`, `char야`).
+const SHORT_PARTICLES: &[&str] = &["랑", "야"];
 
 /// Splits text into lowercase words: runs of letters and digits, cut where
 /// the script changes between CJK and the rest (`Rust의` → `rust`, `의`).
@@ -423,10 +424,7 @@ pub fn strip_particle(word: &str) -> &str {
             return stem;
         }
     }
-    match word.strip_suffix(AND_PARTICLE) {
-        Some(stem) if stem.chars().count() >= 2 => stem,
-        _ => word,
-    }
+    SHORT_PARTICLES.iter().find_map(|p| word.strip_suffix(p).filter(|stem| stem.chars().count() >= 2)).unwrap_or(word)
 }
 
 #[cfg(test)]
@@ -473,6 +471,10 @@ mod tests {
         // One syllable before it: part of the word.
         assert_eq!(strip_particle("사랑"), "사랑");
         assert_eq!(strip_particle("하나"), "하나");
+        // The spoken copula, likewise: "char 하나는 몇 바이트야?", but `분야` ("field").
+        assert_eq!(strip_particle("바이트야"), "바이트");
+        assert_eq!(strip_particle("분야"), "분야");
+        assert_eq!(topic("char야 아니면 String이야?"), ["char", "string"]);
     }
 
     #[test]
