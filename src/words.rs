@@ -369,7 +369,7 @@ fn measures(word: &str, next: &str) -> bool {
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
 /// everything about", "all about", "what did I write about", "what do you
-/// know about", "coming from", "keep getting". Not "import everything from a
+/// know about", "coming from", "keep getting", "the diff between". Not "import everything from a
 /// module", where the glob is the topic, nor "who wrote the paper?", which
 /// asks for its author, nor "keep the starter warm".
 fn frames_what_follows(word: &str, next: &str) -> bool {
@@ -378,6 +378,8 @@ fn frames_what_follows(word: &str, next: &str) -> bool {
             matches!(word, "everything" | "all" | "write" | "wrote" | "written" | "know" | "knew" | "noted" | "jotted" | "learned" | "learnt")
         }
         "on" => matches!(word, "everything" | "all"),
+        // "what's the diff between a crate and a module": "difference".
+        "between" => matches!(word, "diff" | "diffs"),
         // "coming from Python": where the user comes from, not what is asked.
         "from" => matches!(word, "coming" | "come" | "comes"),
         // "I keep getting …", "it keeps crashing": how often, not what.
@@ -496,6 +498,7 @@ mod tests {
     fn a_choice_between_things_names_the_things_not_the_choosing() {
         let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("Vec vs array - which one should I pick?"), ["vec", "array"]);
+        assert_eq!(topic("Whats the diff between a crate and a module"), ["crate", "module"]);
         assert_eq!(topic("Should I prefer rye or spelt? Which would you choose?"), ["rye", "spelt"]);
         assert_eq!(topic("explain shadowing to a beginner"), ["shadowing"]);
         assert_eq!(topic("벡터랑 배열 중에 뭘 골라야 해?"), ["벡터랑", "배열"]);
