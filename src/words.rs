@@ -433,9 +433,13 @@ pub fn strip_particle(word: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// A question's topic words as the gate reads them.
+    fn topic(q: &str) -> Vec<String> {
+        topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect()
+    }
+
     #[test]
     fn a_questions_topic_leaves_out_contractions_framing_and_function_words() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("I'm confused about lifetimes, what are they for?"), ["lifetimes"]);
         let q = "Why doesn’t Rust's borrow checker let me? I’ve tried, it won't";
         assert_eq!(topic(q), ["rust", "borrow", "checker", "let"]);
@@ -463,7 +467,6 @@ mod tests {
 
     #[test]
     fn and_or_particles_are_read_off_a_comparisons_words() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("String이랑 &str 차이가 뭐야?"), ["string", "str"]);
         assert_eq!(topic("Rc랑 Arc 중에 뭘 써야 돼?"), ["rc", "arc"]);
         assert_eq!(topic("Rc나 Arc?"), ["rc", "arc"]);
@@ -481,7 +484,6 @@ mod tests {
 
     #[test]
     fn a_request_for_an_explanation_names_no_topic_but_what_it_is_about() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("Give me the gist of traits."), ["traits"]);
         assert_eq!(topic("quick rundown on slices please"), ["slices"]);
         assert_eq!(topic("Summarise what match does for me."), ["match"]);
@@ -496,7 +498,6 @@ mod tests {
 
     #[test]
     fn a_choice_between_things_names_the_things_not_the_choosing() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("Vec vs array - which one should I pick?"), ["vec", "array"]);
         assert_eq!(topic("Whats the diff between a crate and a module"), ["crate", "module"]);
         assert_eq!(topic("Should I prefer rye or spelt? Which would you choose?"), ["rye", "spelt"]);
@@ -510,7 +511,6 @@ mod tests {
 
     #[test]
     fn a_question_about_the_notes_names_what_it_is_about() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         assert_eq!(topic("tell me everything about hydration"), ["hydration"]);
         assert_eq!(topic("tell me all about hydration"), ["hydration"]);
         assert_eq!(topic("what did I write about sourdough?"), ["sourdough"]);
@@ -532,7 +532,6 @@ mod tests {
 
     #[test]
     fn korean_measures_and_framing_words_are_not_a_questions_topic() {
-        let topic = |q: &str| topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect::<Vec<_>>();
         // "how long", "how high": what is measured.
         assert_eq!(topic("배추는 소금물에 얼마나 오래 절여야 해?"), ["배추는", "소금물에", "절여야"]);
         assert_eq!(topic("바람막이는 얼마나 높아?"), ["바람막이는"]);
