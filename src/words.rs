@@ -369,9 +369,9 @@ fn measures(word: &str, next: &str) -> bool {
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
 /// everything about", "all about", "what did I write about", "what do you
-/// know about", "coming from", "keep getting", "the diff between". Not "import everything from a
-/// module", where the glob is the topic, nor "who wrote the paper?", which
-/// asks for its author, nor "keep the starter warm".
+/// know about", "coming from", "keep getting", "the diff between". Not
+/// "import everything from a module", where the glob is the topic, nor "who
+/// wrote the paper?", which asks for its author, nor "keep the starter warm".
 fn frames_what_follows(word: &str, next: &str) -> bool {
     match next {
         "about" | "regarding" => {
