@@ -328,16 +328,24 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 /// by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let text = without_contractions(text, negation);
-    // "how long", "how often", "얼마나 오래": what the question measures,
-    // not its topic.
+    // Words that frame by their neighbour: what "how long", "how often",
+    // "얼마나 오래" measures, and "everything" in "tell me everything about
+    // hydration", whose topic is what follows.
     let all = words(&text);
-    let measures: Vec<&str> = all.windows(2).filter(|w| measures(&w[0], &w[1])).map(|w| w[1].as_str()).collect();
-    // "tell me everything about hydration": the topic is what follows.
-    let framing: Vec<&str> = all.windows(2).filter(|w| frames_what_follows(&w[0], &w[1])).map(|w| w[0].as_str()).collect();
+    let framing: Vec<&str> = all
+        .windows(2)
+        .filter_map(|w| {
+            if measures(&w[0], &w[1]) {
+                Some(w[1].as_str())
+            } else {
+                frames_what_follows(&w[0], &w[1]).then_some(w[0].as_str())
+            }
+        })
+        .collect();
     let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
-            !measures.contains(&t.word.as_str()) && !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
+            !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
         })
         .collect();

@@ -10,6 +10,11 @@ fn grounding(q: &str, ev: &[&str]) -> Grounding {
     Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), ..Grounding::default() }
 }
 
+/// A follow-up in a conversation: what the previous turn was about, and its answer.
+fn follow_up(q: &str, ev: &[&str], context: &str, said: &str) -> Grounding {
+    Grounding { context: context.into(), said: said.into(), ..grounding(q, ev) }
+}
+
 #[test]
 fn a_records_first_sentence_answers_for_its_title() {
     // A glossary record: the title names what its text defines.
@@ -37,12 +42,10 @@ fn stems_meet_across_inflections() {
 #[test]
 fn context_picks_between_sentences_that_answer_the_question_alike() {
     let ev = ["A full inspection takes about 20 minutes per hive.", "One alcohol wash takes about ten minutes per hive."];
-    let mut g = grounding("How long does that take?", &ev);
-    g.context = "I counted mites with an alcohol wash of about 300 bees.".into();
+    let g = follow_up("How long does that take?", &ev, "I counted mites with an alcohol wash of about 300 bees.", "");
     assert!(answer(&g).starts_with("\"One alcohol wash takes about ten minutes per hive.\" [#2]"), "{}", answer(&g));
     // Context alone never makes a sentence an answer.
-    let mut off = grounding("What colour is the roof?", &ev);
-    off.context = g.context.clone();
+    let off = follow_up("What colour is the roof?", &ev, &g.context, "");
     assert!(!answer(&off).contains("[#"));
 }
 
@@ -177,10 +180,8 @@ fn an_announcement_close_in_meaning_loses_to_the_sentence_that_answers() {
 #[test]
 fn why_after_an_answer_gives_the_cause_not_the_same_sentence() {
     let ev = ["Bees fan their wings at the hive entrance on hot days. They do this because the brood must stay near 35 degrees."];
-    let mut g = grounding("why?", &ev);
-    g.context = "Bees fan their wings at the hive entrance on hot days.".into();
-    g.said = "\"Bees fan their wings at the hive entrance on hot days.\" [#1]".into();
-    let a = answer(&g);
+    let said = "\"Bees fan their wings at the hive entrance on hot days.\" [#1]";
+    let a = answer(&follow_up("why?", &ev, "Bees fan their wings at the hive entrance on hot days.", said));
     assert!(a.starts_with("\"They do this because the brood must stay near 35 degrees.\" [#1]"), "{a}");
     assert!(!a.contains("Bees fan their wings"), "{a}");
 }
@@ -192,10 +193,9 @@ fn a_sentence_with_code_or_an_apostrophe_the_last_turn_quoted_is_not_quoted_agai
     // "it’s" → "it s"), so such a sentence was not recognised as said;
     // it is read from the answer as written.
     let ev = ["`hive.close()` seals the hive when it’s below 10 degrees outside. The bees then cluster around the queen. They do this because the brood must stay warm."];
-    let mut g = grounding("why?", &ev);
-    g.context = "hive.close() seals the hive when it s below 10 degrees outside. The bees then cluster around the queen.".into();
-    g.said = "\u{201C}`hive.close()` seals the hive when it’s below 10 degrees outside.\u{201D} [#1]\n\"The bees then cluster around the queen.\" [#1]".into();
-    let a = answer(&g);
+    let context = "hive.close() seals the hive when it s below 10 degrees outside. The bees then cluster around the queen.";
+    let said = "\u{201C}`hive.close()` seals the hive when it’s below 10 degrees outside.\u{201D} [#1]\n\"The bees then cluster around the queen.\" [#1]";
+    let a = answer(&follow_up("why?", &ev, context, said));
     assert!(a.starts_with("\"They do this because the brood must stay warm.\" [#1]"), "{a}");
     assert!(!a.contains("seals the hive"), "{a}");
 }
