@@ -23,6 +23,43 @@ pub fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF)
 }
 
+/// The stem a two-syllable Korean verb form is written from, when its
+/// second syllable carries the inflection: the ending `ㄴ`/`ㄹ` of `헹군`,
+/// `올린`, `빌릴` taken off (`헹구`, `올리`, `빌리`), and the contracted vowel
+/// of `빌려`, `배워`, `봐`, `돼` (`빌리`, `배우`, `보`, `되`) opened again. The
+/// notes write the same verb in other forms (`헹구고`, `올리려면`); a word
+/// of two syllables is all the gate matches by prefix, so the inflected one
+/// misses them. `None` when the word is not of that shape (a syllable `은`
+/// or `을` is an ending of its own, after a one-syllable stem).
+pub fn hangul_stem(word: &str) -> Option<String> {
+    const BASE: u32 = 0xAC00;
+    let syllables: Vec<u32> = word.chars().map(|c| c as u32).collect();
+    let [first, second] = syllables[..] else { return None };
+    if !(BASE..=0xD7A3).contains(&first) || !(BASE..=0xD7A3).contains(&second) {
+        return None;
+    }
+    let (lead_vowel, tail) = ((second - BASE) / 28, (second - BASE) % 28);
+    let (lead, vowel) = (lead_vowel / 21, lead_vowel % 21);
+    // Vowels a verb stem's final vowel contracts into before `-어`: ㅕ (ㅣ),
+    // ㅝ (ㅜ), ㅘ (ㅗ), ㅙ (ㅚ).
+    let opened = match vowel {
+        6 => Some(20),
+        14 => Some(13),
+        9 => Some(8),
+        10 => Some(11),
+        _ => None,
+    };
+    // ㅇ + ㅡ/ㅓ with an ending: `은`, `을`, `는` after a stem of one syllable.
+    let ending_syllable = lead == 11 && matches!(vowel, 4 | 18);
+    let stem_vowel = match (tail, opened) {
+        (0 | 20, Some(v)) => v,
+        (4 | 8, None) if !ending_syllable => vowel,
+        _ => return None,
+    };
+    let stem = char::from_u32(BASE + (lead * 21 + stem_vowel) * 28)?;
+    Some([char::from_u32(first)?, stem].iter().collect())
+}
+
 pub fn has_cjk(text: &str) -> bool {
     text.chars().any(is_cjk)
 }
@@ -140,6 +177,18 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_two_syllable_korean_verb_form_gives_the_stem_it_is_written_from() {
+        for (form, stem) in [("헹군", "헹구"), ("올린", "올리"), ("빌릴", "빌리"), ("절여", "절이"), ("배워", "배우"), ("빌렸", "빌리"), ("돼요", "")] {
+            assert_eq!(hangul_stem(form).unwrap_or_default(), stem, "{form}");
+        }
+        // Not a verb form of that shape: one syllable, three, an ending
+        // syllable of its own (`넣은`, `먹을`), no inflection, Latin.
+        for word in ["군", "헹구고", "넣은", "먹을", "배추", "김치", "rc"] {
+            assert_eq!(hangul_stem(word), None, "{word}");
+        }
+    }
 
     #[test]
     fn one_line_escapes_newlines_and_escapes() {

@@ -23,7 +23,7 @@ const QUESTION_WORDS: &[&str] = &[
     "should", "would", "i", "you", "we", "my", "me", "your", "our", "use", "using", "used", "about", "explain",
     "tell", "get", "make", "way", "there", "any", "some", "have", "has", "from", "so", "than", "between", "difference",
     "many", "much", "makes", "made", "gets", "got", "doing",
-    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "얼마", "얼마나",
+    "무엇", "어떻게", "왜", "언제", "어디", "누구", "어떤", "무슨", "어느", "몇", "며칠", "얼마", "얼마나",
 ];
 
 /// Words a question is asked with that name none of its topic, beyond the
@@ -547,7 +547,9 @@ mod tests {
         assert_eq!(topic("오이지는 몇 달 가요?"), ["오이지는", "달"]);
         // "right away", "most", "all", "can"; `바로` keeps its `로`.
         assert_eq!(topic("담근 김치는 바로 냉장고에 넣나요?"), ["담근", "김치는", "냉장고에"]);
-        assert_eq!(topic("겨울에 제일 추운 날은 다 며칠이야?"), ["겨울에", "추운", "날은", "며칠이야"]);
+        // "how many days" (`며칠`) is asked as "how many" is: the answer says `이틀`.
+        assert_eq!(topic("겨울에 제일 추운 날은 다 며칠이야?"), ["겨울에", "추운", "날은"]);
+        assert_eq!(topic("김치는 실온에서 며칠 숙성해?"), ["김치는", "실온에서", "숙성해"]);
         assert_eq!(topic("두 번째 겨울은 추웠나요?"), ["두", "겨울은"]);
         assert_eq!(topic("냉장고에서 먹을 수 있어?"), ["냉장고에서", "먹을"]);
         // A copula is read off like a particle: `꿀이야` is about `꿀`.

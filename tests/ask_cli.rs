@@ -361,3 +361,30 @@ fn what_i_wrote_about_a_notes_title_quotes_its_sections() {
     assert!(out.contains("\"Packed upright, topped with a grape leaf for crunch.\" [#"), "{out}");
     assert!(!out.contains("writer"), "{out}");
 }
+
+#[test]
+fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
+    // The notes write `헹구고`, `절인다`; a question asks `헹군`, `절여`. Both
+    // were refused by the gate (a two-syllable form is looked up as written),
+    // as was "며칠" ("how many days"), read as a topic the notes lack.
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/kimchi.md",
+        "# 김치 메모\n\n## 배추 절이기\n\n배추는 소금물에 여섯 시간 절인다. 절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\n\n\
+         ## 숙성\n\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다. 양념에는 고춧가루와 마늘을 넣는다.\n",
+    );
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (q, quote) in [
+        ("헹군 배추의 물기는 얼마 동안 빼요?", "\"절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\" [#1]"),
+        ("배추를 몇 시간 절여?", "\"배추는 소금물에 여섯 시간 절인다.\" [#1]"),
+        ("김치는 실온에서 며칠 숙성해?", "\"김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\" [#1]"),
+    ] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.lines().next() == Some(quote) && out.contains("grounded"), "{q}: {out}");
+    }
+    // A verb the notes never use is still missing: rinsing is not frying.
+    let out = env.ok(&["ask", "배추는 몇 분 볶아?"]);
+    assert!(out.contains("refused: score_gate"), "{out}");
+}

@@ -167,6 +167,15 @@ impl<'a> Reading<'a> {
                 }
             })
             .collect();
+        // A Korean verb form no unit has (`헹군`) is read as the stem it is
+        // written from (`헹구`, as in `헹구고`), as the gate reads it.
+        let terms: Vec<String> = terms
+            .into_iter()
+            .map(|t| match crate::script::hangul_stem(&t) {
+                Some(stem) if !indexed.iter().any(|u| u.has(&t)) && indexed.iter().any(|u| u.has(&stem)) => stem,
+                _ => t,
+            })
+            .collect();
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
         let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context };

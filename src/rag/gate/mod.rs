@@ -212,7 +212,10 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
         return Ok(report);
     }
     let n = chunks as f64;
-    let exprs: Vec<String> = terms.iter().map(gate_expr).collect();
+    let mut exprs: Vec<String> = Vec::with_capacity(terms.len());
+    for t in &terms {
+        exprs.push(gate_expr(store, t)?);
+    }
     // Which of the top chunks hold each term: asked of those chunks alone
     // (the store copies them aside), not of the whole index.
     let contains = store.which_match(&exprs, &top)?;
@@ -264,15 +267,23 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
 /// verb and polite forms the notes rarely share (`만들려면` vs `만들기`), so a
 /// Hangul word counts as covered when a word starting with its first two
 /// syllables is there.
-fn gate_expr(t: &query::Term) -> String {
+/// A verb form of two syllables the notes lack (`헹군`) is looked up by the
+/// stem it is written from (`헹구`, as in `헹구고`): `script::hangul_stem`.
+fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     if !t.cjk {
-        return t.word_expr.clone();
+        return Ok(t.word_expr.clone());
     }
     // Two syllables (after any leading number: `2024년`) match the word's inflections.
     let word = query::strip_particle(&t.word);
     let digits = word.chars().take_while(char::is_ascii_digit).count();
     let stem: String = word.chars().take(digits + if digits > 0 { 1 } else { 2 }).collect();
-    format!("\"{stem}\"*")
+    let expr = format!("\"{stem}\"*");
+    if let Some(verb) = crate::script::hangul_stem(&stem)
+        && store.docs_matching(FtsIndex::Words, &expr)? == 0
+    {
+        return Ok(format!("\"{verb}\"*"));
+    }
+    Ok(expr)
 }
 
 #[cfg(test)]
