@@ -48,6 +48,21 @@ fn an_off_topic_question_is_refused_by_the_gate() {
 }
 
 #[test]
+fn fail_on_refusal_exits_3_with_json_too_and_still_prints_the_refusal() {
+    let env = notes_with_builtin_model();
+    let question = "Who won the 1998 World Cup?";
+    // `--json` before the command and after it: the same flag.
+    for args in [["--json", "ask", "--fail-on-refusal", question], ["ask", "--json", "--fail-on-refusal", question]] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(v["schema_version"], "answer.v1", "{v}");
+        assert_eq!(v["grounded"], false, "{v}");
+    }
+}
+
+#[test]
 fn json_prints_answer_v1_once() {
     let env = notes_with_builtin_model();
     let v = env.json(&["ask", "--explain", "How many minutes does green tea steep?"]);

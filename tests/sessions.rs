@@ -7,7 +7,7 @@ mod common;
 use std::io::Write;
 use std::process::Stdio;
 
-use common::{research_env, stderr};
+use common::{Env, repl, research_env, stderr};
 
 #[test]
 fn ask_session_appends_turns_that_show_lists_with_their_citations() {
@@ -255,4 +255,25 @@ fn sessions_search_finds_past_questions_and_answers_with_a_snippet() {
     let none = env.run(&["sessions", "search", "zebra"]);
     assert!(none.status.success() && none.stdout.is_empty());
     assert!(stderr(&none).contains("no past turn matches \"zebra\""), "{}", stderr(&none));
+}
+
+#[test]
+fn an_answers_line_break_in_a_found_snippet_prints_as_a_space() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    env.write("notes/s.md", "# Sourdough\n\n## Hydration\nMy starter runs at 100% hydration. Hydration is water over flour.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    // The built-in model quotes the two sentences on two lines.
+    env.ok(&["ask", "--session", "h1", "What hydration does my starter run at?"]);
+    // The two quotes joined by one space, on the snippet's one line.
+    let joined = "«hydration».\" [#1] \"«Hydration» is water over flour.";
+    let text = env.ok(&["sessions", "search", "hydration"]);
+    let line = text.lines().nth(1).unwrap_or_default();
+    assert!(line.starts_with("    \"My starter") && line.contains(joined) && !line.contains("\\n"), "{text}");
+    let (code, out, err) = repl(&env, &["repl", "--session", "h1"], ":find hydration\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().any(|l| l.contains(joined)) && !out.contains("\\n"), "{out}");
+    // JSON keeps the answer's own newline.
+    let doc = env.json(&["sessions", "search", "hydration"]);
+    assert!(doc["hits"][0]["snippet"].as_str().unwrap().contains(".\" [#1]\n\"«Hydration»"), "{doc}");
 }

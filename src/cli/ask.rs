@@ -165,7 +165,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if cancel.load(Ordering::SeqCst) {
         return Ok(130);
     }
-    if args.fail_on_refusal && !ctx.out.json && !outcome.answer.grounded {
+    // With --json too: scripts read the exit code and the document alike.
+    if args.fail_on_refusal && !outcome.answer.grounded {
         return Ok(3);
     }
     Ok(0)

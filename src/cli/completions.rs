@@ -15,8 +15,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<i32> {
     let mut cmd = super::Cli::command();
+    // Generated into memory, then written here: clap_complete panics on a
+    // failed write, and a closed pipe (`| head`) must exit 0 and a full disk
+    // be an `error:` line (exit 2), as for every other command.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "kebab", &mut script);
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(args.shell, &mut cmd, "kebab", &mut out);
+    std::io::Write::write_all(&mut out, &script)?;
     std::io::Write::flush(&mut out)?;
     Ok(0)
 }
