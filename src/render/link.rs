@@ -75,25 +75,29 @@ pub fn roots(store: &Store) -> anyhow::Result<Vec<Root>> {
 }
 
 /// The file on disk behind a citation path `ROOT/rel/path` (a JSONL line's
-/// `ROOT/file.jsonl#ID` is the file), when `ROOT` is one of `roots`.
+/// `ROOT/file.jsonl#ID` is the file), when `ROOT` is one of `roots`. Each
+/// name is the one on disk: a stray byte the index spells `\xNN` is that byte.
 pub fn file_of(doc_path: &str, roots: &[Root]) -> Option<PathBuf> {
     let (root, rel) = doc_path.split_once('/')?;
     let rel = crate::search::record_file(rel).unwrap_or(rel);
     let base = &roots.iter().find(|r| r.name == root)?.path;
-    Some(rel.split('/').fold(base.clone(), |p, part| p.join(part)))
+    Some(rel.split('/').fold(base.clone(), |p, part| p.join(crate::ingest::name_on_disk(part))))
 }
 
-/// `file:///abs/path#L<line>` (`#page=N` for a PDF), every byte outside the
-/// unreserved set and `/` percent-encoded (on Windows, `C:\x` becomes `/C:/x`).
+/// `file:///abs/path#L<line>` (`#page=N` for a PDF) from the path's own
+/// bytes, every byte outside the unreserved set, `/` and `:` percent-encoded:
+/// a backslash is part of a Unix name, and a byte that is not UTF-8 stays
+/// that byte (`%E9`), so the link opens the very file.
 pub fn file_url(file: &Path, kind: CitationKind, at: u32) -> String {
-    let text = file.to_string_lossy().replace('\\', "/");
-    let text = if text.starts_with('/') { text } else { format!("/{text}") };
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = file.as_os_str().as_bytes();
     let mut url = String::from("file://");
-    for b in text.bytes() {
+    if !bytes.starts_with(b"/") {
+        url.push('/');
+    }
+    for &b in bytes {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => url.push(b as char),
-            // The drive colon stays readable; it is safe in a path.
-            b':' => url.push(':'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => url.push(b as char),
             _ => url.push_str(&format!("%{b:02X}")),
         }
     }
@@ -142,6 +146,31 @@ mod tests {
         // An escape character in a file name never reaches the terminal raw.
         assert_eq!(file_url(Path::new("/n/\x1b]x.md"), CitationKind::Line, 1), "file:///n/%1B%5Dx.md#L1");
         assert_eq!(file_url(Path::new("/n/paper.pdf"), CitationKind::Page, 4), "file:///n/paper.pdf#page=4");
+    }
+
+    #[test]
+    fn file_urls_are_built_from_the_paths_own_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let url = |bytes: &[u8]| file_url(Path::new(std::ffi::OsStr::from_bytes(bytes)), CitationKind::Line, 1);
+        // On Unix a backslash is a character of the name, not a separator.
+        assert_eq!(url(b"/n/bs/back\\slash.md"), "file:///n/bs/back%5Cslash.md#L1");
+        assert_eq!(url(b"/n/my notes/a.md"), "file:///n/my%20notes/a.md#L1");
+        // A byte that is not UTF-8 is encoded as itself, not as U+FFFD.
+        assert_eq!(url(b"/n/caf\xE9.md"), "file:///n/caf%E9.md#L1");
+        assert_eq!(url("/n/한글.md".as_bytes()), "file:///n/%ED%95%9C%EA%B8%80.md#L1");
+    }
+
+    #[test]
+    fn a_citation_path_resolves_to_the_file_names_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        // The index spells a name's stray byte 0xE9 `\xE9` (`ingest::relative`); the file has the byte.
+        let file = file_of("notes/caf\\xE9.md", &roots()).unwrap();
+        assert_eq!(file.as_os_str().as_bytes(), b"/home/me/my notes/caf\xE9.md");
+        assert_eq!(file_url(&file, CitationKind::Line, 1), "file:///home/me/my%20notes/caf%E9.md#L1");
+        let file = file_of("notes/bs/back\\slash.md", &roots()).unwrap();
+        assert_eq!(file_url(&file, CitationKind::Line, 1), "file:///home/me/my%20notes/bs/back%5Cslash.md#L1");
+        // A name whose text is `\xC3\xA9` has no stray byte behind it (those two bytes are `é`): kept as written.
+        assert_eq!(file_of("notes/\\xC3\\xA9.md", &roots()), Some(PathBuf::from("/home/me/my notes/\\xC3\\xA9.md")));
     }
 
     #[test]
