@@ -190,3 +190,21 @@ fn a_closed_pipe_ends_quietly_with_exit_0() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn a_count_of_zero_is_a_clear_error_in_ask_search_and_session_search() {
+    // `ask -k 0` ran silently with k = 1 and `sessions search -n 0` said no
+    // turn matched, where `search -k 0` was already refused.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (args, says) in [
+        (&["ask", "-k", "0", "how long does green tea steep?"][..], "-k must be at least 1"),
+        (&["search", "-k", "0", "tea"][..], "-k must be at least 1"),
+        (&["sessions", "search", "tea", "-n", "0"][..], "-n must be at least 1"),
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -102,6 +102,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if question.trim().is_empty() {
         return Err(UserError::new("bad_input", "the question is empty").into());
     }
+    if args.k == Some(0) {
+        return Err(UserError::new("bad_input", "-k must be at least 1").into());
+    }
     if let Some(t) = args.temperature
         && !(0.0..=2.0).contains(&t) {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2")).into());

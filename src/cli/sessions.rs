@@ -135,6 +135,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Search { query, limit } => {
             let query = super::text_arg("query", &query)?;
+            if limit == 0 {
+                return Err(UserError::new("bad_input", "-n must be at least 1").into());
+            }
             let hits = session::search(&store, &query, limit)?;
             if ctx.out.json {
                 ctx.out.json(&SearchDoc { schema_version: "session_search.v1", query, hits })?;
