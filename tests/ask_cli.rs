@@ -403,3 +403,30 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
     let out = env.ok(&["ask", "배추는 몇 분 볶아?"]);
     assert!(out.contains("refused: score_gate"), "{out}");
 }
+
+#[test]
+fn a_short_sections_heading_says_what_its_sentence_answers() {
+    // Notes written as labels and values: the answer's words are in the
+    // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router
+    // sits in the hallway cupboard." (it has "Wi-Fi") from the next section.
+    let env = Env::new();
+    extractive(&env);
+    env.write("notes/home.md", "# Home\n\n## Wi-Fi password\nThe network key is hunter2.\n\n## Router\nThe Wi-Fi router sits in the hallway cupboard.\n");
+    env.write(
+        "notes/pancakes.md",
+        "# Pancakes\n\n## Ingredients\nTwo eggs, 200 g flour and 300 ml milk are needed.\n\n## Resting\nPancake batter rests for 30 minutes before frying.\n",
+    );
+    env.write("notes/kimchi.md", "# 김치 만들기\n\n## 재료\n배추 한 포기와 고춧가루 세 큰술이 필요하다.\n\n## 숙성\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (q, opens) in [
+        ("What is the Wi-Fi password?", "\"The network key is hunter2.\" [#"),
+        ("What are the ingredients for pancakes?", "\"Two eggs, 200 g flour and 300 ml milk are needed.\" [#"),
+        ("김치에 필요한 재료는 뭐야?", "\"배추 한 포기와 고춧가루 세 큰술이 필요하다.\" [#"),
+        // The other sections still answer what they say in their own words.
+        ("Where is the router?", "\"The Wi-Fi router sits in the hallway cupboard.\" [#"),
+        ("How long does the batter rest?", "\"Pancake batter rests for 30 minutes before frying.\" [#"),
+    ] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
+    }
+}

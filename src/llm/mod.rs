@@ -91,8 +91,9 @@ pub struct Heading {
     /// A JSONL record's title: its text never repeats it ("BM25" over "A
     /// ranking function that …"), so the first sentence is always read as
     /// about it. A Markdown heading ("## Autolyse" over "Mixing only the
-    /// flour and water …") only when no sentence answers in its own words:
-    /// a section's first sentence is often about something else.
+    /// flour and water …") only when no sentence answers in its own words,
+    /// or over a section of a sentence or two (a label and its value): a
+    /// longer section's first sentence is often about something else.
     pub record: bool,
 }
 

@@ -38,6 +38,11 @@ const CONTEXT_WEIGHT: f64 = 0.5;
 const MAX_CANDIDATES: usize = 32;
 /// Longest candidate text read for closeness, in characters.
 const MAX_CANDIDATE_CHARS: usize = 400;
+/// Most sentences (and items) an entry under a Markdown heading holds for
+/// the heading to say what its first one is about: no labelled Rust Book
+/// answer changes (its sections are longer), and notes written under
+/// labels are answered.
+const LABELLED_SECTION: usize = 2;
 /// How much closeness in meaning counts against the word score, when
 /// measured. Chosen on the English dev split from 0.3–1.0 (hybrid, built-in
 /// model): 0.8 answered best; words alone (0) or meaning alone (1) less well.
@@ -140,7 +145,7 @@ struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     /// `with_sections`: Markdown headings count for the first sentence under
-    /// them, as records' titles always do.
+    /// them, as records' titles (and a short section's heading) always do.
     fn of(g: &Grounding, all: &'a [Unit], with_sections: bool) -> Option<Reading<'a>> {
         // A follow-up that names nothing ("why?", "show me an example") is
         // about what the previous turn was about.
@@ -161,9 +166,16 @@ impl<'a> Reading<'a> {
                     return indexed;
                 }
                 opened.push(u.n);
-                match g.headings.iter().find(|h| h.n == u.n && (h.record || with_sections)) {
-                    Some(h) => indexed.with_title(&h.text),
-                    None => indexed,
+                // A section of a sentence or two is a label and its value
+                // ("## Wi-Fi password" over "The network key is hunter2."):
+                // its heading is what it is about, as a record's title is.
+                // Its own heading only: the note's title above it is what
+                // every section is about, and would answer for all of them.
+                let short = all.iter().filter(|x| x.n == u.n && x.kind.is_scored()).count() <= LABELLED_SECTION;
+                match g.headings.iter().find(|h| h.n == u.n) {
+                    Some(h) if h.record || with_sections => indexed.with_title(&h.text),
+                    Some(h) if short => indexed.with_title(h.text.rsplit(" > ").next().unwrap_or(&h.text)),
+                    _ => indexed,
                 }
             })
             .collect();
