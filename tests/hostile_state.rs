@@ -147,8 +147,8 @@ fn a_file_that_is_not_sqlite_at_the_database_path_is_refused_untouched() {
     refused_without_damage(&env, "not a usable SQLite database");
 }
 
-#[test]
-fn a_truncated_database_is_refused_without_a_panic() {
+/// An index of 41 notes whose database file was then cut in half.
+fn truncated_env() -> Env {
     let env = indexed_env();
     for i in 0..40 {
         env.write(&format!("notes/n{i}.md"), format!("# Note {i}\n\n{}\n", "kettle water boils ".repeat(200)));
@@ -157,6 +157,12 @@ fn a_truncated_database_is_refused_without_a_panic() {
     assert!(!env.path("data/kebab/kebab.db-wal").exists(), "the log was checkpointed on close");
     let bytes = std::fs::read(env.database()).unwrap();
     std::fs::write(env.database(), &bytes[..bytes.len() / 2]).unwrap();
+    env
+}
+
+#[test]
+fn a_truncated_database_is_refused_without_a_panic() {
+    let env = truncated_env();
     for args in [vec!["search", "kettle"], vec!["docs"], vec!["stats"], vec!["ask", "does the kettle whistle?"]] {
         let (code, _, stderr) = run(&env, &args);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
@@ -164,4 +170,16 @@ fn a_truncated_database_is_refused_without_a_panic() {
         assert!(stderr.contains("malformed") || stderr.contains("not a usable"), "{args:?}: {stderr}");
         assert!(stderr.contains("hint:"), "{args:?}: says what to do: {stderr}");
     }
+}
+
+#[test]
+fn doctor_calls_a_truncated_database_damaged_and_advises_moving_it_aside() {
+    let env = truncated_env();
+    let before = hash(&env.database());
+    let (code, stdout, _) = run(&env, &["doctor"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stdout.contains("damaged"), "{stdout}");
+    assert!(stdout.contains("move it aside") && stdout.contains("kebab ingest"), "{stdout}");
+    assert!(!stdout.contains("permissions"), "a damaged file is not a permissions problem: {stdout}");
+    assert_eq!(hash(&env.database()), before, "the file is unchanged");
 }

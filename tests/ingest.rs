@@ -1,5 +1,6 @@
 //! `kebab ingest` end to end: what gets indexed, what is skipped and why,
-//! and that re-runs touch only what changed.
+//! that re-runs touch only what changed, and what a re-run does about a
+//! folder it remembers that is gone.
 
 mod common;
 
@@ -218,4 +219,72 @@ fn a_subfolder_of_an_ingested_folder_keeps_its_paths() {
     let s = env.json(&["ingest", "--prune", env.path("notes/sub").to_str().unwrap()]);
     assert_eq!(s["removed"], 0);
     assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 3);
+}
+
+/// Two folders `a` and `b` ingested, then `b` moved away (an unmounted disk)
+/// and a note in `a` edited; returns the env and where `b` was.
+fn one_root_gone() -> (Env, std::path::PathBuf) {
+    let env = Env::new();
+    env.write("a/x.md", "# A\n\nHerons wade.\n");
+    env.write("b/y.md", "# B\n\nLanterns glow.\n");
+    env.ok(&["ingest", env.path("a").to_str().unwrap(), env.path("b").to_str().unwrap()]);
+    let b = std::fs::canonicalize(env.path("b")).unwrap();
+    std::fs::rename(&b, env.path("b.off")).unwrap();
+    env.write("a/x.md", "# A\n\nHerons wade past the walrus.\n");
+    (env, b)
+}
+
+#[test]
+fn a_vanished_root_is_warned_about_kept_searchable_and_does_not_stop_the_others() {
+    let (env, b) = one_root_gone();
+    let out = env.run(&["ingest"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "a root that is gone is not success: {err}");
+    assert!(err.contains("warning:") && err.contains(b.to_str().unwrap()), "names the missing root: {err}");
+    assert!(err.contains("kebab ingest --prune"), "says how to forget it: {err}");
+    assert!(env.ok(&["search", "walrus"]).contains("x.md"), "the edit in the root that exists was indexed");
+    assert!(env.ok(&["search", "lanterns"]).contains("y.md"), "the missing root's notes stay searchable");
+
+    let out = env.run(&["--json", "ingest"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["schema_version"], "ingest_summary.v1", "{s}");
+    assert_eq!(s["missing_roots"][0]["path"], b.to_str().unwrap(), "{s}");
+    assert_eq!(s["missing_roots"][0]["documents"], 1, "{s}");
+    assert_eq!(s["missing"], 1, "its documents count as missing: {s}");
+
+    let doctor = env.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("kebab ingest --prune"), "{text}");
+}
+
+#[test]
+fn prune_forgets_a_vanished_root_with_its_documents_and_says_so() {
+    let (env, b) = one_root_gone();
+    let out = env.run(&["ingest", "--prune"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(said.contains(b.to_str().unwrap()) && said.contains("1 document"), "{said}");
+    assert!(env.ok(&["search", "walrus"]).contains("x.md"));
+    let docs = env.json(&["docs"]);
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["a/x.md"], "{docs}");
+    let roots = env.json(&["stats"])["roots"].clone();
+    assert_eq!(roots.as_array().unwrap().len(), 1, "the root itself is gone: {roots}");
+    // Forgotten for good: the next bare run is clean.
+    let out = env.run(&["ingest"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(b.to_str().unwrap()), "{}", stderr(&out));
+}
+
+#[test]
+fn a_configured_root_that_is_missing_does_not_stop_the_others() {
+    let env = Env::new();
+    env.write("notes/n.md", "# N\n\nNarwhal tusks.\n");
+    env.write("config/kebab/config.toml", "[workspace]\nroots = [\"../../notes\", \"../../unmounted\"]\n");
+    let out = env.run(&["--json", "ingest"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["added"], 1, "{s}");
+    assert!(stderr(&out).contains("unmounted") && stderr(&out).contains("workspace.roots"), "{}", stderr(&out));
 }

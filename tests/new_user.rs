@@ -188,6 +188,57 @@ fn read_only_data_is_searched_asked_and_shown_and_never_written() {
     assert_eq!(listing(&dir), files_before, "files appeared or vanished beside the database");
 }
 
+/// Puts the data dir's permission bits back when dropped, so the temp dir can go.
+struct Writable(std::path::PathBuf);
+
+impl Drop for Writable {
+    fn drop(&mut self) {
+        let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o755));
+        let _ = std::fs::set_permissions(self.0.join("kebab.db"), std::fs::Permissions::from_mode(0o644));
+    }
+}
+
+/// The database and its folder made read-only by their permission bits (no
+/// `--readonly`), which kebab goes by even for root.
+fn read_only_by_permissions(env: &Env) -> Writable {
+    let db = env.database();
+    let dir = db.parent().unwrap().to_path_buf();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    Writable(dir)
+}
+
+#[test]
+fn writes_refused_on_data_read_only_by_permissions_name_the_file_not_the_flag() {
+    let env = notes_env();
+    let _undo = read_only_by_permissions(&env);
+    let db = env.database();
+    let notes = env.notes();
+    for args in [vec!["ingest", notes.to_str().unwrap()], vec!["watch", notes.to_str().unwrap()], vec!["sessions", "rm", "tea"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("--readonly is set") && !err.contains("drop --readonly"), "{args:?}: no flag was given: {err}");
+        assert!(err.contains(db.to_str().unwrap()) && err.contains("not writable"), "{args:?}: names the file: {err}");
+        assert!(err.contains("hint:") && err.contains("permissions") && err.contains("--readonly"), "{args:?}: {err}");
+    }
+    // The flag itself is still named as the reason when it is the reason.
+    let out = env.run(&["--readonly", "ingest", notes.to_str().unwrap()]);
+    assert!(stderr(&out).contains("--readonly is set"), "{}", stderr(&out));
+}
+
+#[test]
+fn init_on_data_read_only_by_permissions_reports_it_ready_and_read_only() {
+    let env = notes_env();
+    let before = std::fs::read(env.database()).unwrap();
+    let _undo = read_only_by_permissions(&env);
+    let out = env.run(&["init"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ready") && text.contains("read-only"), "{text}");
+    assert!(std::fs::read(env.database()).unwrap() == before, "init wrote to read-only data");
+}
+
 #[test]
 fn readonly_flag_and_env_open_without_switching_journal_or_migrating() {
     let env = notes_env();

@@ -60,7 +60,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
             checks.push(check("config", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
         }
     }
-    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.readonly || readonly_data(ctx)));
+    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.read_only().is_some()));
     database_checks(ctx, &mut checks);
     if let Ok(cfg) = &cfg {
         checks.push(llm_check(&cfg.llm));
@@ -147,11 +147,6 @@ fn context_note(llm: &crate::config::LlmConfig, reported: Option<usize>) -> Stri
     }
 }
 
-/// A database this process may not write: read, never advised away.
-fn readonly_data(ctx: &Ctx) -> bool {
-    ctx.paths.database.exists() && crate::store::not_writable(&ctx.paths.database)
-}
-
 fn data_dir_check(dir: &Path, readonly: bool) -> Check {
     if readonly {
         return check(
@@ -235,13 +230,17 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    let store = match Store::open(db, ctx.readonly || readonly_data(ctx)) {
+    // Data this process may not write is read, never advised away.
+    let store = match Store::open_as(db, ctx.read_only()) {
         Ok(s) => s,
         Err(e) => {
             let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
             // Rebuilding is advice only for a file that is not a database at
-            // all; a real one that cannot be opened is kept and its access checked.
-            let fallback = if crate::store::looks_like_sqlite(db) {
+            // all, or one SQLite itself reads as damaged (as `stats` and
+            // `search` say); a sound one that cannot be opened is kept and its access checked.
+            let fallback = if let Some(damaged) = crate::render::failure::damaged_database_hint(&e) {
+                damaged
+            } else if crate::store::looks_like_sqlite(db) {
                 format!("{} is a SQLite database: check its and its folder's permissions, and that no other program holds it", db.display())
             } else {
                 format!("move {} aside and run `kebab ingest` to rebuild it", db.display())
@@ -298,7 +297,9 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
                     "roots",
                     Status::Warn,
                     format!("{} ({}) no longer exists; its {} documents are stale", r.name, r.path, r.documents),
-                    Some("restore the folder, or move it back and re-run `kebab ingest`".into()),
+                    Some(
+                        "restore the folder (or mount its disk), or run `kebab ingest --prune` to forget it and its notes".into(),
+                    ),
                 ));
             }
         }

@@ -1,7 +1,9 @@
 //! `kebab ingest [PATH...]`: index notes, showing progress (a bar on a
 //! terminal, one line per file with `KEBAB_PROGRESS=plain`, a line every few
 //! seconds otherwise), then a summary. Without PATH it walks
-//! `workspace.roots`, or else the folders the database already holds.
+//! `workspace.roots`, or else the folders the database already holds; one of
+//! those that is gone is warned about, and the run, having done the others,
+//! exits 1.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -10,9 +12,8 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Ctx;
-use crate::error::UserError;
 use crate::ingest::embed::EmbedSummary;
-use crate::ingest::{self, Event, FormatChoice, IngestOptions, Summary};
+use crate::ingest::{self, Event, FormatChoice, IngestOptions, MissingRoot, Summary};
 use crate::render::human_bytes;
 use crate::script::one_line;
 
@@ -104,18 +105,21 @@ impl Progress {
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     // Refused up front, even when nothing would change: a read-only run must
     // never depend on whether the notes happen to be unchanged.
-    if ctx.readonly {
-        return Err(UserError::readonly("`kebab ingest`").into());
-    }
+    ctx.writable_for("`kebab ingest`")?;
     let cfg = ctx.config()?;
     let mut store = ctx.create_store()?;
     let named = !args.paths.is_empty();
-    let paths = if named || !cfg.workspace.roots.is_empty() { args.paths } else { known_roots(ctx, &store)? };
-    let opts = IngestOptions { paths, format: args.format, prune: args.prune, force: args.force };
+    if !named && cfg.workspace.roots.is_empty() {
+        announce_known_roots(ctx, &store)?;
+    }
+    let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force };
     let mut progress = Progress::new(ctx);
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
     progress.finish();
     let summary = result?;
+    for gone in &summary.missing_roots {
+        ctx.out.warn(missing_root_warning(gone, !cfg.workspace.roots.is_empty()));
+    }
     if let Some(e) = ingest::nothing_ingested(&summary).filter(|_| named) {
         return Err(e.into());
     }
@@ -142,21 +146,43 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             ))?;
         }
     }
-    Ok(0)
+    // A folder the run was meant to walk is not there: not success, though
+    // the others were ingested (exit 1, as for a missing path).
+    Ok(if summary.missing_roots.is_empty() { 0 } else { 1 })
 }
 
-/// With no PATH and no `workspace.roots`: the folders already in the
-/// database (how people re-run ingest after editing notes), named as walked.
-fn known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<Vec<PathBuf>> {
-    let roots: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
+/// With no PATH and no `workspace.roots` the run walks the folders already
+/// in the database (how people re-run ingest after editing notes): they are
+/// named first.
+fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
+    let roots: Vec<String> = store.roots()?.into_iter().map(|r| one_line(&r.path)).collect();
     if roots.is_empty() {
-        return Err(UserError::new("bad_input", "nothing to ingest: no PATH given, workspace.roots is empty and nothing is indexed yet")
-            .with_hint("run `kebab ingest PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
-            .into());
+        return Err(ingest::nothing_to_ingest().into());
     }
-    let names: Vec<String> = roots.iter().map(|r| one_line(&r.to_string_lossy())).collect();
-    ctx.out.notice(format!("no PATH given: walking the folders already indexed: {}", names.join(", ")));
-    Ok(roots)
+    ctx.out.notice(format!("no PATH given: walking the folders already indexed: {}", roots.join(", ")));
+    Ok(())
+}
+
+/// What to do about a remembered folder that is gone (`configured`: it is
+/// listed in workspace.roots, which must change too for it to be forgotten).
+fn missing_root_warning(gone: &MissingRoot, configured: bool) -> String {
+    let origin = if configured { "workspace.roots folder" } else { "indexed folder" };
+    let kept = match gone.documents {
+        0 => "nothing was indexed from it".to_string(),
+        1 => "its 1 document is kept and still found".to_string(),
+        n => format!("its {n} documents are kept and still found"),
+    };
+    let (state, todo) = match (gone.not_found, configured) {
+        (false, _) => (format!("cannot be read ({})", gone.reason), "check that this user may enter it"),
+        (true, false) => {
+            ("is not there".to_string(), "restore it (or mount its disk), or run `kebab ingest --prune` to forget it")
+        }
+        (true, true) => (
+            "is not there".to_string(),
+            "restore it (or mount its disk), or take it out of workspace.roots and run `kebab ingest --prune` to forget it",
+        ),
+    };
+    format!("{origin} {} {state}: {kept}; {todo}", one_line(&gone.path))
 }
 
 /// Vectors for every chunk that has none, when an embedder is configured.
@@ -199,10 +225,15 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
         let rate = s.bytes_read as f64 / secs.max(1e-3);
         ctx.out.line(format!("read {} in {secs:.2} s ({}/s)", human_bytes(s.bytes_read), human_bytes(rate as u64)))?;
     }
-    if s.missing > 0 {
+    for f in &s.forgotten_roots {
+        let documents = if f.documents == 1 { "1 document".to_string() } else { format!("{} documents", f.documents) };
+        ctx.out.line(format!("forgot {}: the folder is gone; removed its {documents}", one_line(&f.path)))?;
+    }
+    // Those of a missing folder were warned about with it.
+    let missing = s.missing - s.missing_roots.iter().map(|m| m.documents).sum::<usize>();
+    if missing > 0 {
         ctx.out.notice(format!(
-            "{} documents' files are gone; `kebab ingest --prune` removes them from the index",
-            s.missing
+            "{missing} documents' files are gone; `kebab ingest --prune` removes them from the index"
         ));
     }
     Ok(())

@@ -49,7 +49,9 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         } else {
             ctx.out.line(format!("config {} exists; left unchanged", report.config_path))?;
         }
-        ctx.out.line(format!("database {} ready (schema level {})", report.database, report.schema_level))?;
+        // Data this process may not write is reported as it is: nothing needed writing.
+        let readonly = if store.is_readonly() { "; read-only here: searched and asked, not written" } else { "" };
+        ctx.out.line(format!("database {} ready (schema level {}{readonly})", report.database, report.schema_level))?;
         // Plain lines, not notices: the next steps are the point of running init.
         ctx.out.line("next steps:")?;
         ctx.out.line("  kebab models install      # the built-in embedding model, for semantic search")?;

@@ -29,7 +29,7 @@ use crate::rag::Kb;
 use crate::render::{ColorChoice, Output};
 use crate::search::Mode;
 use crate::search::engine::Engine;
-use crate::store::Store;
+use crate::store::{ReadOnly, Store};
 
 #[derive(Debug, Parser)]
 #[command(name = "kebab", version, about = "A local-first knowledge base you talk to: index your notes, search them.")]
@@ -128,15 +128,37 @@ impl Ctx {
     /// Opens the database, creating it unless read-only: for commands that write.
     pub fn create_store(&self) -> Result<Store> {
         let db = &self.paths.database;
-        let auto = !self.readonly && db.exists() && crate::store::not_writable(db);
-        if auto {
+        let readonly = self.read_only();
+        if readonly == Some(ReadOnly::NotWritable) {
             self.out.notice(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
         }
-        let store = Store::open(db, self.readonly || auto)?;
+        let store = Store::open_as(db, readonly)?;
         if self.out.hyperlinks() {
             self.out.roots.remember(&store);
         }
         Ok(store)
+    }
+
+    /// Why the database is to be opened read-only, if it is: `--readonly`, or
+    /// data this process may not write.
+    pub fn read_only(&self) -> Option<ReadOnly> {
+        let db = &self.paths.database;
+        if self.readonly {
+            Some(ReadOnly::Asked)
+        } else if db.exists() && crate::store::not_writable(db) {
+            Some(ReadOnly::NotWritable)
+        } else {
+            None
+        }
+    }
+
+    /// Refuses a command that must write (`what`: "`kebab ingest`") before
+    /// it reads or creates anything, saying why it may not.
+    pub fn writable_for(&self, what: &str) -> Result<()> {
+        match self.read_only() {
+            None => Ok(()),
+            Some(why) => Err(why.refusal(what, &self.paths.database).into()),
+        }
     }
 
     /// The search engine and the mode to run in: `requested` (a `--mode`

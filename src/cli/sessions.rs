@@ -108,23 +108,17 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
         }
         Command::Rm { name } => {
-            if store.is_readonly() {
-                return Err(UserError::readonly("removing a session").into());
-            }
+            store.writable_for("removing a session")?;
             let turns = session::remove(&store, &name)?;
             ctx.out.notice(format!("removed session {} ({turns} turns)", one_line(&name)));
         }
         Command::Rename { old, new } => {
-            if store.is_readonly() {
-                return Err(UserError::readonly("renaming a session").into());
-            }
+            store.writable_for("renaming a session")?;
             session::rename(&store, &old, &new)?;
             ctx.out.notice(format!("renamed session {} to {}", one_line(&old), one_line(&new)));
         }
         Command::Fork { name, new, at } => {
-            if store.is_readonly() {
-                return Err(UserError::readonly("forking a session").into());
-            }
+            store.writable_for("forking a session")?;
             let forked = session::fork(&store, &name, Some(&new), at)?;
             if ctx.out.json {
                 ctx.out.json(&session::document(&store, forked.conversation)?)?;

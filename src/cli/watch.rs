@@ -82,14 +82,10 @@ impl Arms {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
-    if ctx.readonly {
-        return Err(UserError::readonly("`kebab watch`").into());
-    }
+    ctx.writable_for("`kebab watch`")?;
     let cfg = ctx.config()?;
     let mut store = ctx.create_store()?;
-    if store.is_readonly() {
-        return Err(UserError::readonly("`kebab watch`").into());
-    }
+    store.writable_for("`kebab watch`")?;
     let paths = if args.paths.is_empty() && cfg.workspace.roots.is_empty() {
         let known: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
         if known.is_empty() {

@@ -10,6 +10,7 @@ pub mod jsonl;
 pub mod markdown;
 pub mod pdf;
 mod pipeline;
+mod remembered;
 pub mod text;
 pub mod watch;
 
@@ -24,6 +25,7 @@ use crate::config::Config;
 use crate::error::UserError;
 use crate::store::Store;
 use chunk::ChunkLimits;
+pub use remembered::{MissingRoot, nothing_to_ingest};
 
 /// A JSONL record is a passage someone already cut to size: it stays whole up
 /// to this size (on SciFact train, whole abstracts beat 1,600-char pieces:
@@ -47,7 +49,8 @@ pub enum FormatChoice {
 
 #[derive(Debug, Clone)]
 pub struct IngestOptions {
-    /// Files or folders; empty means the configured `workspace.roots`.
+    /// Files or folders; empty means the folders kebab remembers:
+    /// `workspace.roots`, or when that is empty the roots already indexed.
     pub paths: Vec<PathBuf>,
     pub format: FormatChoice,
     pub prune: bool,
@@ -77,6 +80,11 @@ pub struct Summary {
     pub bytes_read: u64,
     pub elapsed_ms: u64,
     pub skipped_files: Vec<Skipped>,
+    /// Remembered folders (no PATH given) that are not there now: their
+    /// documents are kept, and counted in `missing`.
+    pub missing_roots: Vec<MissingRoot>,
+    /// Remembered folders that are gone and whose documents `--prune` removed.
+    pub forgotten_roots: Vec<MissingRoot>,
 }
 
 /// What the caller is told as the run goes, to draw progress.
@@ -165,7 +173,12 @@ pub fn name_on_disk(name: &str) -> std::ffi::OsString {
 
 pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOptions, on: &mut dyn FnMut(Event)) -> Result<Summary> {
     let started = Instant::now();
-    let targets = resolve_targets(cfg, config_dir, &opts.paths)?;
+    // Named paths must all be there; remembered ones that are gone are reported apart.
+    let (targets, gone) = if opts.paths.is_empty() {
+        remembered::targets(store, cfg, config_dir)?
+    } else {
+        (resolve_targets(cfg, config_dir, &opts.paths)?, Vec::new())
+    };
     let excludes = build_excludes(&cfg.workspace.exclude)?;
     let limits = ChunkLimits::default();
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
@@ -194,6 +207,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             summary.missing += store.count_missing(root_id, &target.scope_key(), &seen)?;
         }
     }
+    remembered::settle(store, gone, opts.prune, &mut summary)?;
     store.settle_postings()?;
     summary.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(summary)
@@ -268,15 +282,20 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
             UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display()))
                 .with_hint("check the path exists and is readable")
         })?;
-        if abs.is_dir() {
-            targets.push(Target { root_dir: abs, scope: PathBuf::new() });
-        } else {
-            let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-            let name = abs.file_name().map(PathBuf::from).unwrap_or_default();
-            targets.push(Target { root_dir: parent, scope: name });
-        }
+        targets.push(target_of(abs));
     }
     Ok(targets)
+}
+
+/// What walks `abs` (a canonical path): the folder itself, or a file as a
+/// scope in its folder.
+fn target_of(abs: PathBuf) -> Target {
+    if abs.is_dir() {
+        return Target { root_dir: abs, scope: PathBuf::new() };
+    }
+    let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+    let name = abs.file_name().map(PathBuf::from).unwrap_or_default();
+    Target { root_dir: parent, scope: name }
 }
 
 /// `~/notes` and paths relative to the config file's folder.

@@ -348,9 +348,7 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
     }
     let config_dir = state.setup.config_dir.clone();
     let kb = state.kb(Open::Create)?;
-    if kb.store.is_readonly() {
-        return Err(UserError::readonly("the ingest tool").into());
-    }
+    kb.store.writable_for("the ingest tool")?;
     let opts = IngestOptions {
         paths: args.paths.iter().map(PathBuf::from).collect(),
         format: FormatChoice::Auto,

@@ -49,6 +49,12 @@ pub fn classify(err: &anyhow::Error) -> Failure {
     }
 }
 
+/// The advice for an error from a database file SQLite reads as damaged or
+/// not a database at all (the same whichever command met it), if it is one.
+pub fn damaged_database_hint(err: &anyhow::Error) -> Option<String> {
+    err.chain().find_map(|c| c.downcast_ref::<rusqlite::Error>()).and_then(database_hint)
+}
+
 /// What to do about a database file SQLite cannot use: it is the index, so
 /// it can always be rebuilt from the notes.
 fn database_hint(e: &rusqlite::Error) -> Option<String> {

@@ -135,18 +135,14 @@ pub fn open_or_create(store: &Store, name: &str) -> Result<Conversation> {
     if let Some(c) = find(store, name)? {
         return Ok(c);
     }
-    if store.is_readonly() {
-        return Err(UserError::readonly("creating a session").into());
-    }
+    store.writable_for("creating a session")?;
     store.create_conversation(name)?;
     get(store, name)
 }
 
 /// A new, empty session: `name`, or the first free `session-N`.
 pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
-    if store.is_readonly() {
-        return Err(UserError::readonly("creating a session").into());
-    }
+    store.writable_for("creating a session")?;
     let name = match name {
         Some(n) => {
             check_name(n)?;
@@ -185,9 +181,7 @@ pub fn remove(store: &Store, name: &str) -> Result<i64> {
 /// (`FROM-fork-2`, …), holding its turns up to `at` (1-based, as shown; all
 /// of them when `None`) by reference to the same answers.
 pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Result<Forked> {
-    if store.is_readonly() {
-        return Err(UserError::readonly("forking a session").into());
-    }
+    store.writable_for("forking a session")?;
     let source = get(store, from)?;
     let count = store.turn_count(source.id)?;
     if count == 0 {

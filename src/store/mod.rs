@@ -82,11 +82,37 @@ const MIGRATIONS: &[Migration] = &[
 /// The schema level this build writes.
 pub const SCHEMA_LEVEL: i64 = MIGRATIONS.len() as i64;
 
+/// Why a store refuses writes: what to do about it differs, so the refusal says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOnly {
+    /// `--readonly` (or `KEBAB_READONLY`) asked for it.
+    Asked,
+    /// This process may not write the database file or its folder (see `not_writable`).
+    NotWritable,
+}
+
+impl ReadOnly {
+    /// The error refusing `what` ("`kebab ingest`") a write to the database at `db`.
+    pub fn refusal(self, what: &str, db: &Path) -> UserError {
+        match self {
+            ReadOnly::Asked => UserError::readonly(what),
+            ReadOnly::NotWritable => UserError::new(
+                "readonly",
+                format!("{what} writes to the database, and {} (or its folder) is not writable here", db.display()),
+            )
+            .with_hint(
+                "fix the permissions of the file and its folder (or run as a user who may write them); pass --readonly to only read",
+            ),
+        }
+    }
+}
+
 /// An open database.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-    readonly: bool,
+    /// Why writes are refused, when they are.
+    readonly: Option<ReadOnly>,
     /// Document counts and postings of terms (see `terms`).
     terms: RefCell<terms::TermCache>,
     /// Postings built beside a bulk ingest's batches (see `postings::Builder`).
@@ -98,8 +124,13 @@ impl Store {
     /// up to date. With `readonly`, the file must already exist and is never
     /// written: no journal-mode switch, no migration.
     pub fn open(path: &Path, readonly: bool) -> Result<Store> {
-        if readonly {
-            return Store::open_readonly(path);
+        Store::open_as(path, readonly.then_some(ReadOnly::Asked))
+    }
+
+    /// `open`, read-only for the reason given (which a refused write names).
+    pub fn open_as(path: &Path, readonly: Option<ReadOnly>) -> Result<Store> {
+        if let Some(why) = readonly {
+            return Store::open_readonly(path, why);
         }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
@@ -107,7 +138,7 @@ impl Store {
         let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
-        let mut store = Store { conn, path: path.to_path_buf(), readonly, terms: RefCell::default(), building: None };
+        let mut store = Store { conn, path: path.to_path_buf(), readonly: None, terms: RefCell::default(), building: None };
         // Read the level before anything writes: switching a newer kebab's
         // database to WAL would already rewrite its header.
         store.check_level()?;
@@ -122,7 +153,7 @@ impl Store {
     /// needs its `-shm` file, which SQLite cannot create in a folder this
     /// process may not write: then the file is opened as immutable (nobody is
     /// writing it, or we could not read it consistently anyway).
-    fn open_readonly(path: &Path) -> Result<Store> {
+    fn open_readonly(path: &Path, why: ReadOnly) -> Result<Store> {
         if !path.exists() {
             return Err(UserError::new("no_index", format!("nothing is indexed yet: no database at {}", path.display()))
                 .with_hint("run `kebab ingest PATH` (without --readonly) to index a folder of notes")
@@ -133,7 +164,7 @@ impl Store {
             let uri = sqlite_uri(path, immutable);
             let conn = Connection::open_with_flags(&uri, flags).with_context(|| format!("cannot open database {}", path.display()))?;
             conn.busy_timeout(Duration::from_secs(10))?;
-            let store = Store { conn, path: path.to_path_buf(), readonly: true, terms: RefCell::default(), building: None };
+            let store = Store { conn, path: path.to_path_buf(), readonly: Some(why), terms: RefCell::default(), building: None };
             store.check_level()?;
             Ok(store)
         };
@@ -184,7 +215,16 @@ impl Store {
     }
 
     pub fn is_readonly(&self) -> bool {
-        self.readonly
+        self.readonly.is_some()
+    }
+
+    /// Ok when this store may write; otherwise the refusal of `what`
+    /// ("`kebab watch`"), saying why it may not.
+    pub fn writable_for(&self, what: &str) -> Result<()> {
+        match self.readonly {
+            None => Ok(()),
+            Some(why) => Err(why.refusal(what, &self.path).into()),
+        }
     }
 
     /// `PRAGMA quick_check`'s verdict: `ok`, or what is wrong.
@@ -221,7 +261,7 @@ impl Store {
         if level == SCHEMA_LEVEL {
             return Ok(());
         }
-        if self.readonly {
+        if self.readonly.is_some() {
             return Err(UserError::new(
                 "readonly",
                 format!(
@@ -248,10 +288,7 @@ impl Store {
 
     /// Refuses a write when the store was opened read-only.
     fn ensure_writable(&self) -> Result<()> {
-        if self.readonly {
-            return Err(UserError::readonly("this command").into());
-        }
-        Ok(())
+        self.writable_for("this command")
     }
 }
 

@@ -183,6 +183,16 @@ impl Store {
     /// path, "" for the whole root) that are not in `seen`. Returns the number
     /// of documents removed.
     pub fn prune(&mut self, root_id: i64, scope: &str, seen: &HashSet<String>) -> Result<usize> {
+        self.remove_gone(root_id, scope, seen, false)
+    }
+
+    /// Removes a root whose folder is gone: its documents and the root
+    /// itself, in one transaction. Returns how many documents went.
+    pub fn forget_root(&mut self, root_id: i64) -> Result<usize> {
+        self.remove_gone(root_id, "", &HashSet::new(), true)
+    }
+
+    fn remove_gone(&mut self, root_id: i64, scope: &str, seen: &HashSet<String>, and_root: bool) -> Result<usize> {
         self.ensure_writable()?;
         self.terms.get_mut().clear();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -209,6 +219,9 @@ impl Store {
                 removed += 1;
             }
             tx.execute("DELETE FROM sources WHERE id = ?1", [source_id])?;
+        }
+        if and_root {
+            tx.execute("DELETE FROM roots WHERE id = ?1", [root_id])?;
         }
         postings::settle(&tx, Settle::All, None)?;
         tx.commit()?;

@@ -1,0 +1,112 @@
+//! What `kebab ingest` walks when no PATH is given: the folders kebab
+//! remembers (`workspace.roots`, or when that is empty the roots already
+//! indexed), and what becomes of one that is not there now — an unmounted
+//! disk, a folder moved away. It does not stop the others: its documents are
+//! kept, and still found, and the run reports it; with `--prune` they go,
+//! with the root itself. A path named on the command line is another matter:
+//! one that is missing stays an error (`resolve_targets`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Summary, Target, expand_root, relative, target_of};
+use crate::config::Config;
+use crate::error::UserError;
+use crate::store::Store;
+
+/// A remembered folder this run could not walk, and its documents in the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissingRoot {
+    pub path: String,
+    /// Its documents in the index: kept (and counted as `missing`) by a
+    /// plain run, removed by `--prune`.
+    pub documents: usize,
+    /// Why it could not be walked (`No such file or directory (os error 2)`).
+    pub reason: String,
+    /// Nothing is there at all (rather than a folder this process may not
+    /// enter): only such a folder is forgotten by `--prune`.
+    #[serde(skip)]
+    pub not_found: bool,
+}
+
+/// A remembered folder that could not be resolved, and why.
+pub(super) struct Gone {
+    path: PathBuf,
+    error: std::io::Error,
+}
+
+/// No PATH, no `workspace.roots` and no root in the index.
+pub fn nothing_to_ingest() -> UserError {
+    UserError::new("bad_input", "nothing to ingest: no PATH given, workspace.roots is empty and nothing is indexed yet")
+        .with_hint("run `kebab ingest PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+}
+
+/// The folders to walk, and apart from them the ones that are gone.
+pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<(Vec<Target>, Vec<Gone>)> {
+    let list: Vec<PathBuf> = if cfg.workspace.roots.is_empty() {
+        store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect()
+    } else {
+        cfg.workspace.roots.iter().map(|p| expand_root(p, config_dir)).collect()
+    };
+    if list.is_empty() {
+        return Err(nothing_to_ingest().into());
+    }
+    let (mut targets, mut gone) = (Vec::new(), Vec::new());
+    for p in list {
+        match std::fs::canonicalize(&p) {
+            Ok(abs) => targets.push(target_of(abs)),
+            Err(error) => gone.push(Gone { path: resolved(&p), error }),
+        }
+    }
+    Ok((targets, gone))
+}
+
+/// Counts the documents of each gone folder as missing and keeps them, or
+/// with `prune`, when nothing is there at all, removes them (and the root,
+/// when the folder was a whole root).
+pub(super) fn settle(store: &mut Store, gone: Vec<Gone>, prune: bool, summary: &mut Summary) -> Result<()> {
+    let none = HashSet::new();
+    for Gone { path, error } in gone {
+        let not_found = error.kind() == std::io::ErrorKind::NotFound;
+        let path_text = path.to_string_lossy().into_owned();
+        let mut missing = MissingRoot { path: path_text, documents: 0, reason: error.to_string(), not_found };
+        // The root it is, or the one it was a folder of (a root in the config
+        // may be a subfolder of an ingested one).
+        if let Some((id, _, dir)) = store.root_containing(&path)? {
+            let scope = relative(&path, &dir);
+            if prune && not_found {
+                let removed = if scope.is_empty() { store.forget_root(id)? } else { store.prune(id, &scope, &none)? };
+                missing.documents = removed;
+                summary.removed += missing.documents;
+                summary.forgotten_roots.push(missing);
+                continue;
+            }
+            missing.documents = store.count_missing(id, &scope, &none)?;
+        }
+        summary.missing += missing.documents;
+        summary.missing_roots.push(missing);
+    }
+    Ok(())
+}
+
+/// `path` with its longest existing ancestor resolved (symlinks, `..`), so a
+/// folder that is gone still compares equal to the root it was.
+fn resolved(path: &Path) -> PathBuf {
+    let mut names = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(abs) = std::fs::canonicalize(at) {
+            return names.iter().rev().fold(abs, |p, name| p.join(name));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                names.push(name.to_owned());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
