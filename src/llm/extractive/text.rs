@@ -299,6 +299,26 @@ fn code_text(lines: &[&str]) -> String {
     best.join("\n").trim_matches('\n').to_string()
 }
 
+/// Words a full stop follows inside a sentence ("Dr. Han", "e.g. rye").
+const ABBREVIATIONS: &[&str] = &[
+    "dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "vs", "no", "fig", "approx", "cf", "al", "e.g", "i.e", "etc", "ca",
+];
+
+/// Whether the full stop ending `before` (the sentence so far) closes an
+/// abbreviation or an initial rather than the sentence: the word before it
+/// is one, or what follows starts in lower case ("e.g. rye flour"). A known
+/// abbreviation before a capital ("Dr. Han") does not end it either, but
+/// "etc." before a capital does.
+fn abbreviated(before: &str, after: &str) -> bool {
+    let next = after.trim_start().chars().next();
+    if next.is_some_and(char::is_lowercase) {
+        return true;
+    }
+    let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("").to_lowercase();
+    let initial = word.chars().count() == 1 && word.chars().all(char::is_alphabetic) && next.is_some_and(char::is_uppercase);
+    initial || (word != "etc" && ABBREVIATIONS.contains(&word.as_str()) && next.is_some_and(|n| n.is_alphanumeric()))
+}
+
 /// Sentences of a paragraph: cut after `.`, `!`, `?`, `。` followed by a
 /// space (or the end), and after Korean endings (`다.`, `요.`, `까?`) even
 /// when no space follows.
@@ -313,7 +333,8 @@ pub fn split_sentences(p: &str) -> Vec<String> {
         let next = chars.get(k + 1).map(|x| x.1);
         let prev = if k > 0 { Some(chars[k - 1].1) } else { None };
         let korean_end = matches!(prev, Some('다' | '요' | '까' | '죠'));
-        let at_break = next.is_none_or(char::is_whitespace) || (korean_end && next.is_some_and(|n| n != '.'));
+        let at_break = (next.is_none_or(char::is_whitespace) && !(c == '.' && abbreviated(&p[start..i], &p[i + 1..])))
+            || (korean_end && next.is_some_and(|n| n != '.'));
         if at_break {
             let end = i + c.len_utf8();
             let s = p[start..end].trim();
@@ -345,6 +366,15 @@ mod tests {
         assert_eq!(texts(&us), ["Hives need three things:", "Dry frames.", "A queen that lays.", "Room to grow.", "That is all."]);
         assert_eq!(us[0].follow, vec![1, 2, 3]);
         assert!(us[4].follow.is_empty());
+    }
+
+    #[test]
+    fn abbreviations_and_initials_do_not_end_a_sentence() {
+        let p = "Dentist: Dr. Han, Tuesday 3 pm. Use rye, e.g. the dark kind. Read J. Smith (vs. Lee). Bring jars, lids etc. Then rest.";
+        assert_eq!(
+            split_sentences(p),
+            ["Dentist: Dr. Han, Tuesday 3 pm.", "Use rye, e.g. the dark kind.", "Read J. Smith (vs. Lee).", "Bring jars, lids etc.", "Then rest."]
+        );
     }
 
     #[test]
