@@ -365,11 +365,16 @@ const HOW_MEASURES: &[&str] = &["come", "long", "often", "far", "old", "big", "l
 
 /// Whether `next` is what the question word `word` asks to measure: "how
 /// long", "how often", and Korean "얼마나" ("how much", "how long") before
-/// what it measures (`얼마나 오래`, `얼마나 높아`). Not "몇" ("how many")
-/// before its counter: `몇 달` is answered by `두 달`.
+/// what it measures (`얼마나 오래`, `얼마나 높아`), and the kind of value a
+/// "phone number", "email address" or "what time" asks for, which notes
+/// written as labels and values seldom name. Not "몇" ("how many") before
+/// its counter: `몇 달` is answered by `두 달`.
 fn measures(word: &str, next: &str) -> bool {
     match word {
         "how" => HOW_MEASURES.contains(&next),
+        "phone" | "telephone" => matches!(next, "number" | "numbers"),
+        "email" | "mail" => matches!(next, "address" | "addresses"),
+        "what" => next == "time",
         "얼마나" => true,
         _ => false,
     }

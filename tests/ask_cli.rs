@@ -430,3 +430,30 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
         assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
     }
 }
+
+#[test]
+fn a_question_naming_the_value_it_wants_is_refused_when_no_passage_holds_one() {
+    // "What is the dentist's phone number?" quoted the dentist's line, which
+    // has no number: the notes are about the dentist, not the answer.
+    let env = Env::new();
+    extractive(&env);
+    env.write(
+        "notes/contacts.md",
+        "# Contacts\n\n## Dentist\nDr. Han, Tuesday 3 pm, clinic on Maple Street\n\n## Plumber\nMr. Okoye, phone 555-0142, weekdays only\n\n\
+         ## Library\nCard expires 2025-08-31\n",
+    );
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (q, opens) in [
+        ("What is the plumber's phone number?", "\"Mr. Okoye, phone 555-0142, weekdays only\" [#"),
+        ("What time is my dentist on Tuesday?", "\"Dr. Han, Tuesday 3 pm, clinic on Maple Street\" [#"),
+    ] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
+    }
+    // No number, no address, no time of day (a date is not a phone number).
+    for q in ["What is the dentist's phone number?", "What is the library's phone number?", "What's the plumber's email address?", "What time does the library open?"] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("refused"), "{q}: {out}");
+    }
+}

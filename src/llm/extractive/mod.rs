@@ -271,9 +271,24 @@ pub fn answer(g: &Grounding) -> String {
         touched.iter().any(|s| s.cov >= MIN_COVERAGE).then_some((read, touched))
     };
     let sections = g.headings.iter().any(|h| !h.record);
-    let Some((read, touched)) = answering(false).or_else(|| sections.then(|| answering(true)).flatten()) else {
+    let Some((read, mut touched)) = answering(false).or_else(|| sections.then(|| answering(true)).flatten()) else {
         return refuse.to_string();
     };
+    // A question that names the value it wants (a phone number, a time of
+    // day) is answered only by what holds one: the rest is about the topic,
+    // not the answer. And it must be in an entry as much about the
+    // question's topic as any (the dentist's, not the plumber's number).
+    if let Some(value) = score::Value::asked(&g.question) {
+        let about = |n: usize| -> f64 {
+            let topic = read.q.terms.iter().zip(&read.q.weights).filter(|(t, _)| !value.named_by(t));
+            topic.filter(|(t, _)| read.indexed.iter().any(|u| u.unit.n == n && u.has(t))).map(|(_, w)| w).sum()
+        };
+        let most = all.iter().map(|u| about(u.n)).fold(0.0, f64::max);
+        touched.retain(|s| about(all[s.i].n) >= most && all[s.i].quoted_with(s.i).any(|j| value.in_text(&all[j].text)));
+        if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
+            return refuse.to_string();
+        }
+    }
     let scored: Vec<(f64, usize)> = if g.closeness.is_empty() {
         touched.iter().filter(|s| s.cov >= MIN_COVERAGE).map(|s| (s.score, s.i)).collect()
     } else {

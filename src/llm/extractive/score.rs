@@ -39,6 +39,69 @@ impl AskKind {
     }
 }
 
+/// A value a question asks for by name, which an answer must hold: a note
+/// about the dentist without a number does not answer "What is the
+/// dentist's phone number?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    Phone,
+    Email,
+    /// A time of day: `07:40`, `3 pm`, `오후 3시`.
+    Clock,
+}
+
+impl Value {
+    pub fn asked(question: &str) -> Option<Value> {
+        let q = format!(" {} ", question.to_lowercase());
+        let has = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
+        if has(&["phone number", "telephone number", "전화번호"]) {
+            Some(Value::Phone)
+        } else if has(&["email address", "e-mail address", "mail address", "이메일 주소", "메일 주소"]) {
+            Some(Value::Email)
+        } else if has(&[" what time ", "몇 시에", "몇 시야", "몇 시예요", "몇 시부터", "몇 시까지", "몇시"]) && !q.contains("몇시간") {
+            Some(Value::Clock)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the question's (stemmed) word `term` names this kind of value
+    /// rather than what it is about: `phone` in "the dentist's phone number".
+    pub fn named_by(self, term: &str) -> bool {
+        let names: &[&str] = match self {
+            Value::Phone => &["phone", "telephone", "전화번호"],
+            Value::Email => &["email", "mail", "이메일", "메일"],
+            Value::Clock => &["time"],
+        };
+        names.iter().any(|n| stem(n) == term || *n == term)
+    }
+
+    /// Whether `text` holds a value of this kind.
+    pub fn in_text(self, text: &str) -> bool {
+        let lower = text.to_lowercase();
+        let chars: Vec<char> = lower.chars().collect();
+        match self {
+            // A run of digits and the separators a number is written with,
+            // seven digits or more, not a date (`2025-08-31`).
+            Value::Phone => lower.split(|c: char| !(c.is_ascii_digit() || " +-().".contains(c))).any(|run| {
+                let digits: Vec<usize> = run.split(|c: char| !c.is_ascii_digit()).filter(|p| !p.is_empty()).map(str::len).collect();
+                digits.iter().sum::<usize>() >= 7 && digits != [4, 2, 2]
+            }),
+            Value::Email => chars.windows(3).any(|w| w[1] == '@' && w[0].is_alphanumeric() && w[2].is_alphanumeric()),
+            Value::Clock => (0..chars.len()).any(|i| {
+                if !chars[i].is_ascii_digit() || chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+                    return false;
+                }
+                let rest: String = chars[i + 1..].iter().take(6).collect();
+                let after = rest.trim_start();
+                (rest.starts_with(':') && rest[1..].starts_with(|c: char| c.is_ascii_digit()))
+                    || ["am", "pm", "a.m", "p.m", "o'clock", "o’clock"].iter().any(|s| after.starts_with(s))
+                    || (rest.starts_with('시') && !rest.starts_with("시간"))
+            }) || words::words(&lower).iter().any(|w| ["noon", "midnight", "정오", "자정"].contains(&w.as_str())),
+        }
+    }
+}
+
 const CAUSAL: &[&str] = &[
     "because", "so that", "since ", "due to", "this is why", "that's why", "that’s why", "the reason", "in order to", "otherwise",
     "prevents", "ensures", "때문", "위해", "따라서", "그래서", "이유",

@@ -255,3 +255,24 @@ fn pieces_rebuild_the_text() {
     let t = "\"a b\" [#1]\n\"c\"  [#2]";
     assert_eq!(pieces(t).collect::<String>(), t);
 }
+
+#[test]
+fn the_value_a_question_names_is_recognised_in_text() {
+    use super::score::Value;
+    assert_eq!(Value::asked("What is the dentist's phone number?"), Some(Value::Phone));
+    assert_eq!(Value::asked("What is my landlord's email address?"), Some(Value::Email));
+    assert_eq!(Value::asked("until what time is the shop open"), Some(Value::Clock));
+    assert_eq!(Value::asked("서버실은 몇 시에 열어?"), Some(Value::Clock));
+    // "how many hours" and a phone *extension* name no such value.
+    assert_eq!(Value::asked("서울에서 부산까지 몇 시간 걸려요?"), None);
+    assert_eq!(Value::asked("What's the phone extension for the helpdesk?"), None);
+    assert!(Value::Phone.in_text("Call +44 20 7946 0958 after six") && Value::Phone.in_text("Mr. Okoye, 555-0142"));
+    assert!(!Value::Phone.in_text("Card expires 2025-08-31") && !Value::Phone.in_text("Policy HX-5520-19"));
+    assert!(Value::Email.in_text("write to han@clinic.example") && !Value::Email.in_text("email only"));
+    for t in ["leaves at 07:40", "open until 7 pm", "오후 3시에 연다", "closes at noon"] {
+        assert!(Value::Clock.in_text(t), "{t}");
+    }
+    for t in ["afternoon slot", "June 11", "3시간 걸린다", "Listing 9-2"] {
+        assert!(!Value::Clock.in_text(t), "{t}");
+    }
+}
