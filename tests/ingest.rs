@@ -288,3 +288,46 @@ fn a_configured_root_that_is_missing_does_not_stop_the_others() {
     assert_eq!(s["added"], 1, "{s}");
     assert!(stderr(&out).contains("unmounted") && stderr(&out).contains("workspace.roots"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_folder_that_cannot_be_listed_keeps_its_notes_through_prune() {
+    let env = Env::new();
+    env.write("notes/a.md", "# Alpha\n\nHerons wade.\n");
+    env.write("notes/closed/b.md", "# Beta\n\nLanterns glow.\n");
+    env.write("notes/closed/deeper/c.md", "# Gamma\n\nKettles tarnish.\n");
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.ok(&["ingest", &notes]);
+    let docs = |env: &Env| env.json(&["docs"])["documents"].as_array().unwrap().len();
+    assert_eq!(docs(&env), 3);
+    let Some(_) = common::heeding_folder_permissions(env.cmd(&[])) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
+        return;
+    };
+    let run = |args: &[&str]| common::heeding_folder_permissions(env.cmd(args)).unwrap().output().unwrap();
+
+    // A folder inside the root: skipped and named, with what to do; its notes stay.
+    let closed = common::unlistable(env.path("notes/closed"));
+    let out = run(&["--json", "ingest", "--prune", &notes]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((s["removed"].as_u64(), s["missing"].as_u64(), s["unchanged"].as_u64()), (Some(0), Some(0), Some(1)), "{s}");
+    let skip = &s["skipped_files"][0];
+    assert_eq!(skip["path"], "notes/closed", "{s}");
+    let reason = skip["reason"].as_str().unwrap();
+    assert!(reason.contains("ermission") && reason.contains("its 2 indexed documents are kept"), "{reason}");
+    assert!(err.contains("warning: skipped notes/closed:") && err.contains("chmod"), "{err}");
+    assert_eq!(docs(&env), 3, "the notes of a folder that could not be listed were pruned");
+    drop(closed);
+
+    // The root itself, remembered (no PATH): nothing of it is pruned either.
+    let root = common::unlistable(env.notes());
+    let out = run(&["--json", "ingest", "--prune"]);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    assert_eq!(s["removed"], 0, "{s}");
+    assert_eq!(s["skipped_files"][0]["path"], "notes", "{s}");
+    assert!(s["skipped_files"][0]["reason"].as_str().unwrap().contains("its 3 indexed documents are kept"), "{s}");
+    drop(root);
+    assert_eq!(docs(&env), 3, "the notes of a root that could not be listed were pruned");
+    assert!(env.ok(&["search", "lanterns"]).contains("closed/b.md"));
+}

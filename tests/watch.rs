@@ -29,7 +29,12 @@ impl Watch {
     fn start(env: &Env, args: &[&str]) -> Watch {
         let mut all = vec!["--json", "watch"];
         all.extend_from_slice(args);
-        let mut child = env.cmd(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn kebab watch");
+        Watch::spawn(env.cmd(&all))
+    }
+
+    /// Starts `kebab --json watch …` as `cmd` has it.
+    fn spawn(mut cmd: std::process::Command) -> Watch {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn kebab watch");
         let stdout = child.stdout.take().unwrap();
         let (tx, events) = channel();
         std::thread::spawn(move || {
@@ -261,5 +266,66 @@ fn a_saved_note_is_embedded_alone_and_a_rename_keeps_its_vector() {
     watch.wait_for("the renamed event", |e| e["event"] == "renamed" && e["path"] == "notes/cycling.md");
     assert_eq!(vector("notes/cycling.md"), before);
     assert_eq!(top("cycling maintenance").as_deref(), Some("notes/cycling.md"));
+    watch.interrupt();
+}
+
+#[test]
+fn a_remembered_folder_gone_at_start_is_warned_about_and_the_others_are_watched() {
+    let env = research_env();
+    env.write("a/x.md", "# A\n\nHerons wade.\n");
+    env.write("b/y.md", "# B\n\nLanterns glow.\n");
+    env.ok(&["ingest", env.path("a").to_str().unwrap(), env.path("b").to_str().unwrap()]);
+    let b = std::fs::canonicalize(env.path("b")).unwrap();
+    std::fs::rename(&b, env.path("b.off")).unwrap();
+
+    // No PATH: the folders already indexed, one of them gone (an unmounted disk).
+    let mut watch = Watch::start(&env, &[]);
+    env.write("a/x.md", "# A\n\nHerons wade past the walrus.\n");
+    watch.wait_for("the updated event", |e| e["event"] == "updated" && e["path"] == "a/x.md");
+    poll(&env, "walrus", "the edit in the folder that is there", |h| paths(h) == ["a/x.md"]);
+    assert_eq!(paths(&search(&env, "lanterns")), ["b/y.md"], "the gone folder's notes are kept");
+    let watching = watch.seen.iter().find(|e| e["event"] == "watching").unwrap().clone();
+    let err = watch.interrupt();
+    assert!(err.contains("warning:") && err.contains(b.to_str().unwrap()), "names the gone folder: {err}");
+    assert!(err.contains("1 document is kept") && err.contains("kebab ingest --prune"), "{err}");
+    assert!(!watching["paths"].to_string().contains(b.to_str().unwrap()), "{watching}");
+
+    // A folder named that is not there is still an error.
+    let out = env.run(&["watch", b.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("cannot ingest"), "{}", common::stderr(&out));
+}
+
+#[test]
+fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
+    let env = research_env();
+    env.write("notes/a.md", "# A\n\nHerons wade.\n");
+    env.write("notes/closed/b.md", "# B\n\nLanterns glow.\n");
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.ok(&["ingest", &notes]);
+    let closed = common::unlistable(env.path("notes/closed"));
+    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
+        return;
+    };
+    // The first pass reconciles the folder: the one it cannot list is skipped, not emptied.
+    let mut watch = Watch::spawn(cmd);
+    let skipped = watch.seen.iter().find(|e| e["event"] == "skipped" && e["path"] == "notes/closed").cloned();
+    let skipped = skipped.unwrap_or_else(|| panic!("no skipped event for notes/closed: {:?}", watch.seen));
+    assert!(skipped["reason"].as_str().unwrap().contains("its 1 indexed document is kept"), "{skipped}");
+    assert!(watch.seen.iter().all(|e| e["event"] != "removed"), "{:?}", watch.seen);
+    assert_eq!(paths(&search(&env, "lanterns")), ["notes/closed/b.md"], "the unlisted folder's note was removed");
+
+    // Listable again, it is watched; closed once more, a change inside it
+    // (a note this process can no longer look at) is skipped, not removed.
+    drop(closed);
+    watch.wait_for("the rewatching event", |e| e["event"] == "rewatching");
+    let closed = common::unlistable(env.path("notes/closed"));
+    env.write("notes/closed/b.md", "# B\n\nLanterns glow by the walrus.\n");
+    let change = watch.wait_for("an event for the note", |e| e["path"] == "notes/closed/b.md");
+    assert_eq!(change["event"], "skipped", "{change}");
+    assert!(change["reason"].as_str().unwrap().contains("its 1 indexed document is kept"), "{change}");
+    assert_eq!(paths(&search(&env, "lanterns")), ["notes/closed/b.md"], "the note was removed");
+    drop(closed);
     watch.interrupt();
 }

@@ -165,7 +165,8 @@ fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
 
 /// What to do about a remembered folder that is gone (`configured`: it is
 /// listed in workspace.roots, which must change too for it to be forgotten).
-fn missing_root_warning(gone: &MissingRoot, configured: bool) -> String {
+/// `kebab watch` gives the same warning.
+pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> String {
     let origin = if configured { "workspace.roots folder" } else { "indexed folder" };
     let kept = match gone.documents {
         0 => "nothing was indexed from it".to_string(),

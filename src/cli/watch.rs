@@ -4,8 +4,9 @@
 //! which reconciles each file in its own transaction. Reads are not changes:
 //! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
 //! `watch_event.v1` object per line). A watched folder that disappears is
-//! watched again when it comes back. Ctrl-C finishes the file in hand and
-//! exits 0.
+//! watched again when it comes back; one of the remembered folders (no PATH)
+//! that is not there at the start is warned about, its notes kept, and the
+//! others are watched. Ctrl-C finishes the file in hand and exits 0.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -86,18 +87,24 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
     let mut store = ctx.create_store()?;
     store.writable_for("`kebab watch`")?;
-    let paths = if args.paths.is_empty() && cfg.workspace.roots.is_empty() {
-        let known: Vec<PathBuf> = store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect();
-        if known.is_empty() {
-            return Err(UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
-                .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
-                .into());
-        }
-        known
-    } else {
-        args.paths
-    };
-    let watched = Watched::resolve(&store, &cfg, &ctx.config_dir(), &paths)?;
+    let remembered = args.paths.is_empty();
+    if remembered && cfg.workspace.roots.is_empty() && store.roots()?.is_empty() {
+        return Err(UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
+            .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
+            .into());
+    }
+    // A remembered folder that is gone (an unmounted disk) does not stop the
+    // others, as for a bare `kebab ingest`; a PATH named that is gone does.
+    let (watched, missing) = Watched::resolve(&store, &cfg, &ctx.config_dir(), &args.paths)?;
+    for gone in &missing {
+        let warning = super::ingest::missing_root_warning(gone, !cfg.workspace.roots.is_empty());
+        ctx.out.warn(format!("{warning} (not watched: start `kebab watch` again once it is back)"));
+    }
+    if watched.roots().is_empty() {
+        return Err(UserError::new("bad_input", "nothing to watch: none of the remembered folders is there")
+            .with_hint("restore them (or mount their disk), or run `kebab watch PATH...`")
+            .into());
+    }
     let (embedder, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
     if let Some(n) = note {
         ctx.out.notice(n);

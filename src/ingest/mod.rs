@@ -12,6 +12,7 @@ pub mod pdf;
 mod pipeline;
 mod remembered;
 pub mod text;
+mod unlisted;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -132,6 +133,12 @@ fn relative(path: &Path, base: &Path) -> String {
     path.strip_prefix(base).unwrap_or(path).components().map(component).collect::<Vec<_>>().join("/")
 }
 
+/// A root-relative path as the index names it: under the root's name (the
+/// root itself when `rel` is empty).
+fn in_root(root_name: &str, rel: &str) -> String {
+    if rel.is_empty() { root_name.to_string() } else { format!("{root_name}/{rel}") }
+}
+
 /// One file or folder name as the index spells it: its stray bytes as `\xNN`.
 fn name_in_index(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
@@ -186,10 +193,18 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     for target in &targets {
         let (root_id, root_name, target) = place_target(store, target)?;
         let target = &target;
-        let Walk { candidates, errors: walk_errors, present } = walk(target, &excludes, opts.format);
+        let Walk { candidates, errors: mut walk_errors, unlisted, present } = walk(target, &excludes, opts.format);
+        // What the index holds under a folder that could not be listed is
+        // still on disk, as far as anyone knows: counted as present, so kept.
+        let mut kept = Vec::new();
+        for folder in unlisted {
+            let (skip, sources) = unlisted::keep(store, root_id, folder)?;
+            walk_errors.push(skip);
+            kept.extend(sources);
+        }
         for mut skip in walk_errors {
             // Named like every other path in the index and its warnings.
-            skip.path = format!("{root_name}/{}", skip.path);
+            skip.path = in_root(&root_name, &skip.path);
             on(Event::Skipped(&skip));
             summary.skipped += 1;
             summary.skipped_files.push(skip);
@@ -201,6 +216,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         // A file still on disk is not gone, even when this run did not read it
         // (another extension, an earlier `--format`): only what is missing goes.
         seen.extend(present);
+        seen.extend(kept);
         if opts.prune {
             summary.removed += store.prune(root_id, &target.scope_key(), &seen)?;
         } else {
@@ -339,8 +355,11 @@ fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
 /// What a walk found.
 struct Walk {
     candidates: Vec<Candidate>,
-    /// Files or folders that could not be read, or a named file of no known type.
+    /// Files that could not be read, or a named file of no known type.
     errors: Vec<Skipped>,
+    /// Folders (or entries) the walk could not look into: whatever is
+    /// indexed under them must be kept.
+    unlisted: Vec<unlisted::Unlisted>,
     /// Root-relative paths of files on disk that this run does not read.
     present: Vec<String>,
 }
@@ -348,6 +367,7 @@ struct Walk {
 fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
     let mut found = Vec::new();
     let mut errors = Vec::new();
+    let mut unlisted = Vec::new();
     let mut present = Vec::new();
     let start = target.start();
     let rel_of = |p: &Path| relative(p, &target.root_dir);
@@ -362,8 +382,12 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                let path = e.path().map(&rel_of).unwrap_or_default();
-                errors.push(Skipped { path, reason: format!("cannot read: {}", e.io_error().map_or(e.to_string(), |io| io.to_string())) });
+                // Mostly a folder that could not be listed; an error naming no
+                // path stands for all the walk covers.
+                let rel = e.path().map(&rel_of).unwrap_or_else(|| target.scope_key());
+                let text = e.to_string();
+                let error = e.into_io_error().unwrap_or_else(|| std::io::Error::other(text));
+                unlisted.push(unlisted::Unlisted { rel, error });
                 continue;
             }
         };
@@ -396,7 +420,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
             Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
         }
     }
-    Walk { candidates: found, errors, present }
+    Walk { candidates: found, errors, unlisted, present }
 }
 
 struct FileResult {

@@ -3,8 +3,10 @@
 //! indexed), and what becomes of one that is not there now — an unmounted
 //! disk, a folder moved away. It does not stop the others: its documents are
 //! kept, and still found, and the run reports it; with `--prune` they go,
-//! with the root itself. A path named on the command line is another matter:
-//! one that is missing stays an error (`resolve_targets`).
+//! with the root itself. `kebab watch` with no PATH treats it the same way:
+//! warned about, its documents kept, the others watched. A path named on the
+//! command line is another matter: one that is missing stays an error
+//! (`resolve_targets`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -68,28 +70,42 @@ pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<
 /// with `prune`, when nothing is there at all, removes them (and the root,
 /// when the folder was a whole root).
 pub(super) fn settle(store: &mut Store, gone: Vec<Gone>, prune: bool, summary: &mut Summary) -> Result<()> {
-    let none = HashSet::new();
-    for Gone { path, error } in gone {
-        let not_found = error.kind() == std::io::ErrorKind::NotFound;
-        let path_text = path.to_string_lossy().into_owned();
-        let mut missing = MissingRoot { path: path_text, documents: 0, reason: error.to_string(), not_found };
-        // The root it is, or the one it was a folder of (a root in the config
-        // may be a subfolder of an ingested one).
-        if let Some((id, _, dir)) = store.root_containing(&path)? {
-            let scope = relative(&path, &dir);
-            if prune && not_found {
-                let removed = if scope.is_empty() { store.forget_root(id)? } else { store.prune(id, &scope, &none)? };
-                missing.documents = removed;
-                summary.removed += missing.documents;
-                summary.forgotten_roots.push(missing);
-                continue;
-            }
-            missing.documents = store.count_missing(id, &scope, &none)?;
+    for gone in gone {
+        let (mut missing, place) = describe(store, gone)?;
+        if prune
+            && missing.not_found
+            && let Some((id, scope)) = place
+        {
+            let removed = if scope.is_empty() { store.forget_root(id)? } else { store.prune(id, &scope, &HashSet::new())? };
+            missing.documents = removed;
+            summary.removed += missing.documents;
+            summary.forgotten_roots.push(missing);
+            continue;
         }
         summary.missing += missing.documents;
         summary.missing_roots.push(missing);
     }
     Ok(())
+}
+
+/// The gone folders as a run that prunes nothing reports them, their
+/// documents kept: what `kebab watch` warns about and leaves alone.
+pub(super) fn kept(store: &Store, gone: Vec<Gone>) -> Result<Vec<MissingRoot>> {
+    gone.into_iter().map(|g| describe(store, g).map(|(missing, _)| missing)).collect()
+}
+
+/// A gone folder as reported, its documents counted, and where the index
+/// holds them: the root it is, or the one it was a folder of (a root in the
+/// config may be a subfolder of an ingested one), and its scope there.
+fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
+    let not_found = error.kind() == std::io::ErrorKind::NotFound;
+    let path_text = path.to_string_lossy().into_owned();
+    let mut missing = MissingRoot { path: path_text, documents: 0, reason: error.to_string(), not_found };
+    let place = store.root_containing(&path)?.map(|(id, _, dir)| (id, relative(&path, &dir)));
+    if let Some((id, scope)) = &place {
+        missing.documents = store.count_missing(*id, scope, &HashSet::new())?;
+    }
+    Ok((missing, place))
 }
 
 /// `path` with its longest existing ancestor resolved (symlinks, `..`), so a

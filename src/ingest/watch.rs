@@ -11,6 +11,7 @@
 //! debounce, Ctrl-C) is the command's job; this module only reconciles.
 
 use std::collections::HashSet;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -20,7 +21,11 @@ use globset::GlobSet;
 use serde::Serialize;
 
 use super::chunk::ChunkLimits;
-use super::{Candidate, FileError, FormatChoice, Target, build_excludes, format_of, place_target, relative, resolve_targets, walk};
+use super::remembered::{self, MissingRoot};
+use super::unlisted::{self, Unlisted};
+use super::{
+    Candidate, FileError, FormatChoice, Target, build_excludes, format_of, in_root, place_target, relative, resolve_targets, walk,
+};
 use crate::config::Config;
 use crate::embed::Embedder;
 use crate::store::{SourcePlace, SourceRow, Store};
@@ -85,18 +90,27 @@ struct Present {
 }
 
 impl Watched {
-    /// The folders (or files) in `paths` — `workspace.roots` when empty —
-    /// each tied to its root in the index, created if new.
-    pub fn resolve(store: &Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Watched> {
+    /// The folders (or files) in `paths`, each tied to its root in the
+    /// index, created if new. With no paths, the folders kebab remembers
+    /// (`workspace.roots`, else the roots indexed): one of those that is not
+    /// there now is left out and returned apart, its documents kept, as a
+    /// bare `kebab ingest` does; a path named that is not there is an error.
+    pub fn resolve(store: &Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<(Watched, Vec<MissingRoot>)> {
+        let (targets, missing) = if paths.is_empty() {
+            let (targets, gone) = remembered::targets(store, cfg, config_dir)?;
+            (targets, remembered::kept(store, gone)?)
+        } else {
+            (resolve_targets(cfg, config_dir, paths)?, Vec::new())
+        };
         let mut roots = Vec::new();
-        for target in resolve_targets(cfg, config_dir, paths)? {
+        for target in targets {
             let (root_id, name, placed) = place_target(store, &target)?;
             let start = placed.start();
             let recursive = start.is_dir();
             let watch_path = if recursive { start } else { start.parent().map(Path::to_path_buf).unwrap_or(start) };
             roots.push(WatchRoot { root_id, name, scope: placed.scope_key(), root_dir: placed.root_dir, watch_path, recursive });
         }
-        Ok(Watched { roots, excludes: build_excludes(&cfg.workspace.exclude)? })
+        Ok((Watched { roots, excludes: build_excludes(&cfg.workspace.exclude)? }, missing))
     }
 
     pub fn roots(&self) -> &[WatchRoot] {
@@ -111,10 +125,11 @@ impl Watched {
         let mut present: Vec<Present> = Vec::new();
         let mut gone: Vec<(usize, SourceRow)> = Vec::new();
         let mut listed: HashSet<(usize, String)> = HashSet::new();
+        let mut unread: Vec<Change> = Vec::new();
         for path in paths {
             let Some((root, rel)) = self.locate(path) else { continue };
             match std::fs::metadata(path) {
-                Ok(m) if m.is_dir() => self.reconcile_dir(sync.store, root, &rel, &mut present, &mut gone)?,
+                Ok(m) if m.is_dir() => unread.extend(self.reconcile_dir(sync.store, root, &rel, &mut present, &mut gone)?),
                 Ok(m) if m.is_file() => {
                     if let Some(format) = format_of(path, FormatChoice::Auto) {
                         let cand = Candidate { abs: path.clone(), rel, format, bytes: m.len() };
@@ -122,6 +137,10 @@ impl Watched {
                     }
                 }
                 Ok(_) => {}
+                // Not known to be gone (a folder above it may not be entered): kept.
+                Err(error) if !matches!(error.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                    unread.push(self.kept(sync.store, root, Unlisted { rel, error })?);
+                }
                 Err(_) => {
                     let r = &self.roots[root];
                     for source in sync.store.sources_under(r.root_id, &rel)? {
@@ -135,6 +154,9 @@ impl Watched {
         // One event per file even when a batch names it twice (a file and its folder).
         present.retain(|p| listed.insert((p.root, p.cand.rel.clone())));
         gone.retain(|(root, s)| listed.insert((*root, s.rel_path.clone())));
+        for change in &unread {
+            on(change);
+        }
 
         let mut left = Vec::new();
         for p in present {
@@ -209,12 +231,29 @@ impl Watched {
     }
 
     /// A folder: every file below it to index, and every source the index
-    /// holds below it whose file is no longer on disk.
-    fn reconcile_dir(&self, store: &Store, root: usize, rel: &str, present: &mut Vec<Present>, gone: &mut Vec<(usize, SourceRow)>) -> Result<()> {
+    /// holds below it whose file is no longer on disk. Returns the folders
+    /// below it that could not be listed (what the index holds there stays).
+    fn reconcile_dir(
+        &self,
+        store: &Store,
+        root: usize,
+        rel: &str,
+        present: &mut Vec<Present>,
+        gone: &mut Vec<(usize, SourceRow)>,
+    ) -> Result<Vec<Change>> {
         let r = &self.roots[root];
         let target = Target { root_dir: r.root_dir.clone(), scope: PathBuf::from(rel) };
         let found = walk(&target, &self.excludes, FormatChoice::Auto);
         let mut on_disk: HashSet<String> = found.present.into_iter().collect();
+        let mut unread = Vec::new();
+        for folder in found.unlisted {
+            let ignored = self.ignored(&folder.rel, true);
+            let (skip, sources) = unlisted::keep(store, r.root_id, folder)?;
+            on_disk.extend(sources);
+            if !ignored {
+                unread.push(Change::Skipped { path: in_root(&r.name, &skip.path), reason: skip.reason });
+            }
+        }
         for cand in found.candidates {
             on_disk.insert(cand.rel.clone());
             if !self.ignored(&cand.rel, false) {
@@ -226,7 +265,14 @@ impl Watched {
                 gone.push((root, source));
             }
         }
-        Ok(())
+        Ok(unread)
+    }
+
+    /// A path that could not be looked at, reported as skipped; the index keeps what it holds there.
+    fn kept(&self, store: &Store, root: usize, what: Unlisted) -> Result<Change> {
+        let r = &self.roots[root];
+        let (skip, _) = unlisted::keep(store, r.root_id, what)?;
+        Ok(Change::Skipped { path: in_root(&r.name, &skip.path), reason: skip.reason })
     }
 
     /// A file the index does not hold yet whose bytes are those of a source

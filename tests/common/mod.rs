@@ -123,6 +123,55 @@ pub fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
 }
 
+/// Puts a folder's permission bits back when dropped, so the temp dir can go.
+pub struct Listable(PathBuf);
+
+impl Drop for Listable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+/// `folder` made unlistable (mode 000) until the guard is dropped.
+pub fn unlistable(folder: PathBuf) -> Listable {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o000)).unwrap();
+    Listable(folder)
+}
+
+/// `cmd` as a user whom a folder's permission bits stop: itself for a normal
+/// user, or for root (who lists and enters a mode-000 folder) the same run
+/// through `setpriv` without the two capabilities that let it. `None` when
+/// neither can be had here (root without a working `setpriv`).
+pub fn heeding_folder_permissions(cmd: Command) -> Option<Command> {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = tempfile::tempdir().expect("temp dir");
+    std::fs::set_permissions(probe.path(), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let bound = std::fs::read_dir(probe.path()).is_err();
+    std::fs::set_permissions(probe.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    if bound {
+        return Some(cmd);
+    }
+    let drop = ["--bounding-set", "-dac_override,-dac_read_search", "--"];
+    let mut check = Command::new("setpriv");
+    check.args(drop).arg("ls").arg(probe.path()).stdout(Stdio::null()).stderr(Stdio::null());
+    std::fs::set_permissions(probe.path(), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let works = check.status().is_ok_and(|s| s.code() == Some(2));
+    std::fs::set_permissions(probe.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    if !works {
+        return None;
+    }
+    let mut wrapped = Command::new("setpriv");
+    wrapped.args(drop).arg(cmd.get_program()).args(cmd.get_args()).env_clear().stdin(Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        if let Some(value) = value {
+            wrapped.env(key, value);
+        }
+    }
+    Some(wrapped)
+}
+
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
