@@ -114,7 +114,8 @@ pub struct CiteArgs {
     pub chunk_id: Option<i64>,
     /// With `turn` and `n`: the session whose answer cited the evidence.
     pub session: Option<String>,
-    /// The turn's number in the session, from 1.
+    /// The turn's number in the session, from 1 (session_show's
+    /// `turn_index` + 1).
     pub turn: Option<usize>,
     /// The evidence number, the `n` of the answer's `[#n]` marker.
     pub n: Option<usize>,
@@ -279,7 +280,7 @@ fn turn_evidence(kb: &Kb, name: &str, turn: usize, n: usize) -> Result<Evidence>
     let turns = session::turns(&kb.store, conversation.id)?;
     let Some(t) = turns.iter().find(|t| usize::try_from(t.turn_index).is_ok_and(|i| i + 1 == turn)) else {
         return Err(UserError::new("not_found", format!("session {name:?} has no turn {turn}; it has {} turns", turns.len()))
-            .with_hint("turns are numbered from 1, as session_show lists them")
+            .with_hint("turns are numbered from 1, as :history and `kebab sessions show` print them: session_show's turn_index + 1")
             .into());
     };
     let Some(p) = t.packed.iter().find(|p| p.n == n) else {
