@@ -212,6 +212,22 @@ fn cite_gives_the_evidence_by_session_turn_and_by_chunk_and_sees_a_changed_note(
 }
 
 #[test]
+fn cite_reads_a_note_whose_name_is_not_utf8_as_unchanged() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = home();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xE9.md");
+    std::fs::create_dir_all(env.notes()).unwrap();
+    std::fs::write(env.notes().join(name), "# Coffee\n\nThe espresso machine descales every month.\n").unwrap();
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let (mut client, _) = Client::start(&env, &[]);
+    let hits = client.ok("search", json!({ "query": "espresso descales" }));
+    let hit = &hits["hits"][0];
+    assert_eq!(hit["citation"]["path"], "notes/caf\\xE9.md", "{hits}");
+    let evidence = client.ok("cite", json!({ "chunk_id": hit["chunk_id"].clone() }));
+    assert_eq!(evidence["changed_since"], false, "{evidence}");
+}
+
+#[test]
 fn sessions_list_and_session_show_return_the_saved_conversation() {
     let env = home();
     cargo_and_tea_notes(&env);

@@ -127,7 +127,7 @@ impl Target {
 /// `path` relative to `base`, '/'-separated (paths in the index look the same
 /// everywhere). A name that is not UTF-8 keeps its stray bytes as `\xNN`, so
 /// it reads close to what `ls` shows and maps back to one file on every run.
-fn relative(path: &Path, base: &Path) -> String {
+pub fn relative(path: &Path, base: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     let component = |c: std::path::Component| name_in_index(c.as_os_str().as_bytes());
     path.strip_prefix(base).unwrap_or(path).components().map(component).collect::<Vec<_>>().join("/")

@@ -321,9 +321,12 @@ fn note_changed(kb: &Kb, doc_path: &str) -> Result<bool> {
     let Some(file) = crate::render::link::file_of(doc_path, &roots) else { return Ok(false) };
     let Ok(bytes) = std::fs::read(&file) else { return Ok(true) };
     let Some((root_id, _, dir)) = kb.store.root_containing(&file)? else { return Ok(false) };
-    let Ok(rel) = file.strip_prefix(&dir) else { return Ok(false) };
-    let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-    let indexed = kb.store.source_hash(root_id, &rel.join("/"))?;
+    if !file.starts_with(&dir) {
+        return Ok(false);
+    }
+    // Spelled as ingest spells it (a stray byte as `\xNN`), or a note with
+    // such a name would always read as changed.
+    let indexed = kb.store.source_hash(root_id, &crate::ingest::relative(&file, &dir))?;
     Ok(indexed.is_none_or(|(hash, _)| hash != blake3::hash(&bytes).to_hex().as_str()))
 }
 
