@@ -26,6 +26,28 @@ fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
 }
 
+/// A second note, so a question's words are not in every chunk.
+const TEA: &str = "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n";
+
+/// A home with `notes` (name under notes/, text) indexed, answered by the built-in model.
+fn notes_env(notes: &[(&str, &str)]) -> Env {
+    let env = Env::new();
+    extractive(&env);
+    for (name, text) in notes {
+        env.write(&format!("notes/{name}"), text);
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env
+}
+
+/// Each question is answered, grounded, the answer opening with its quote.
+fn answers_open_with(env: &Env, cases: &[(&str, &str)]) {
+    for (q, opens) in cases {
+        let out = env.ok(&["ask", q]);
+        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
+    }
+}
+
 #[test]
 fn the_builtin_model_answers_with_a_quote_and_a_source() {
     let env = notes_with_builtin_model();
@@ -223,14 +245,14 @@ fn korean_use_make_and_not_in_a_question_do_not_count_against_it() {
     // refused: `쓰면` ("if I use") read as a topic the notes lack, where
     // English "use" never counts. The notes say what was done, not "used".
     let env = common::research_env();
-    for (q, quote) in [
-        ("응애 처리에는 뭘 쓰면 돼?", "\"2024년 12월 16일에 모든 벌통에 옥살산을 떨어뜨려 처리했다.\" [#1]"),
-        ("벌통 단열에는 뭘 썼어?", "\"2024년 10월 28일에 모든 벌통 속뚜껑 위에 25 mm 스티로폼 단열판을 올렸다.\" [#1]"),
-        ("바람막이는 뭘로 만들었어?", "\"콜더 옥상 서쪽에는 높이 1.2 m의 합판 바람막이를 세웠다.\" [#1]"),
-    ] {
-        let out = env.ok(&["ask", q]);
-        assert!(out.lines().next() == Some(quote) && out.contains("grounded"), "{q}: {out}");
-    }
+    answers_open_with(
+        &env,
+        &[
+            ("응애 처리에는 뭘 쓰면 돼?", "\"2024년 12월 16일에 모든 벌통에 옥살산을 떨어뜨려 처리했다.\" [#1]"),
+            ("벌통 단열에는 뭘 썼어?", "\"2024년 10월 28일에 모든 벌통 속뚜껑 위에 25 mm 스티로폼 단열판을 올렸다.\" [#1]"),
+            ("바람막이는 뭘로 만들었어?", "\"콜더 옥상 서쪽에는 높이 1.2 m의 합판 바람막이를 세웠다.\" [#1]"),
+        ],
+    );
     // What the notes lack is still refused: the verb was never the evidence.
     let out = env.ok(&["ask", "벌통 페인트는 뭘 썼어?"]);
     assert!(out.contains("refused: score_gate"), "{out}");
@@ -382,23 +404,22 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
     // The notes write `헹구고`, `절인다`; a question asks `헹군`, `절여`. Both
     // were refused by the gate (a two-syllable form is looked up as written),
     // as was "며칠" ("how many days"), read as a topic the notes lack.
-    let env = Env::new();
-    extractive(&env);
-    env.write(
-        "notes/kimchi.md",
-        "# 김치 메모\n\n## 배추 절이기\n\n배추는 소금물에 여섯 시간 절인다. 절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\n\n\
-         ## 숙성\n\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다. 양념에는 고춧가루와 마늘을 넣는다.\n",
+    let env = notes_env(&[
+        (
+            "kimchi.md",
+            "# 김치 메모\n\n## 배추 절이기\n\n배추는 소금물에 여섯 시간 절인다. 절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\n\n\
+             ## 숙성\n\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다. 양념에는 고춧가루와 마늘을 넣는다.\n",
+        ),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("헹군 배추의 물기는 얼마 동안 빼요?", "\"절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\" [#1]"),
+            ("배추를 몇 시간 절여?", "\"배추는 소금물에 여섯 시간 절인다.\" [#1]"),
+            ("김치는 실온에서 며칠 숙성해?", "\"김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\" [#1]"),
+        ],
     );
-    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    for (q, quote) in [
-        ("헹군 배추의 물기는 얼마 동안 빼요?", "\"절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\" [#1]"),
-        ("배추를 몇 시간 절여?", "\"배추는 소금물에 여섯 시간 절인다.\" [#1]"),
-        ("김치는 실온에서 며칠 숙성해?", "\"김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\" [#1]"),
-    ] {
-        let out = env.ok(&["ask", q]);
-        assert!(out.lines().next() == Some(quote) && out.contains("grounded"), "{q}: {out}");
-    }
     // A verb the notes never use is still missing: rinsing is not frying.
     let out = env.ok(&["ask", "배추는 몇 분 볶아?"]);
     assert!(out.contains("refused: score_gate"), "{out}");
@@ -409,48 +430,46 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router
     // sits in the hallway cupboard." (it has "Wi-Fi") from the next section.
-    let env = Env::new();
-    extractive(&env);
-    env.write("notes/home.md", "# Home\n\n## Wi-Fi password\nThe network key is hunter2.\n\n## Router\nThe Wi-Fi router sits in the hallway cupboard.\n");
-    env.write(
-        "notes/pancakes.md",
-        "# Pancakes\n\n## Ingredients\nTwo eggs, 200 g flour and 300 ml milk are needed.\n\n## Resting\nPancake batter rests for 30 minutes before frying.\n",
+    let env = notes_env(&[
+        ("home.md", "# Home\n\n## Wi-Fi password\nThe network key is hunter2.\n\n## Router\nThe Wi-Fi router sits in the hallway cupboard.\n"),
+        (
+            "pancakes.md",
+            "# Pancakes\n\n## Ingredients\nTwo eggs, 200 g flour and 300 ml milk are needed.\n\n## Resting\nPancake batter rests for 30 minutes before frying.\n",
+        ),
+        ("kimchi.md", "# 김치 만들기\n\n## 재료\n배추 한 포기와 고춧가루 세 큰술이 필요하다.\n\n## 숙성\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\n"),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("What is the Wi-Fi password?", "\"The network key is hunter2.\" [#"),
+            ("What are the ingredients for pancakes?", "\"Two eggs, 200 g flour and 300 ml milk are needed.\" [#"),
+            ("김치에 필요한 재료는 뭐야?", "\"배추 한 포기와 고춧가루 세 큰술이 필요하다.\" [#"),
+            // The other sections still answer what they say in their own words.
+            ("Where is the router?", "\"The Wi-Fi router sits in the hallway cupboard.\" [#"),
+            ("How long does the batter rest?", "\"Pancake batter rests for 30 minutes before frying.\" [#"),
+        ],
     );
-    env.write("notes/kimchi.md", "# 김치 만들기\n\n## 재료\n배추 한 포기와 고춧가루 세 큰술이 필요하다.\n\n## 숙성\n김치는 실온에서 이틀 숙성한 뒤 냉장고에 보관한다.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    for (q, opens) in [
-        ("What is the Wi-Fi password?", "\"The network key is hunter2.\" [#"),
-        ("What are the ingredients for pancakes?", "\"Two eggs, 200 g flour and 300 ml milk are needed.\" [#"),
-        ("김치에 필요한 재료는 뭐야?", "\"배추 한 포기와 고춧가루 세 큰술이 필요하다.\" [#"),
-        // The other sections still answer what they say in their own words.
-        ("Where is the router?", "\"The Wi-Fi router sits in the hallway cupboard.\" [#"),
-        ("How long does the batter rest?", "\"Pancake batter rests for 30 minutes before frying.\" [#"),
-    ] {
-        let out = env.ok(&["ask", q]);
-        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
-    }
 }
 
 #[test]
 fn a_question_naming_the_value_it_wants_is_refused_when_no_passage_holds_one() {
     // "What is the dentist's phone number?" quoted the dentist's line, which
     // has no number: the notes are about the dentist, not the answer.
-    let env = Env::new();
-    extractive(&env);
-    env.write(
-        "notes/contacts.md",
-        "# Contacts\n\n## Dentist\nDr. Han, Tuesday 3 pm, clinic on Maple Street\n\n## Plumber\nMr. Okoye, phone 555-0142, weekdays only\n\n\
-         ## Library\nCard expires 2025-08-31\n",
+    let env = notes_env(&[
+        (
+            "contacts.md",
+            "# Contacts\n\n## Dentist\nDr. Han, Tuesday 3 pm, clinic on Maple Street\n\n## Plumber\nMr. Okoye, phone 555-0142, weekdays only\n\n\
+             ## Library\nCard expires 2025-08-31\n",
+        ),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("What is the plumber's phone number?", "\"Mr. Okoye, phone 555-0142, weekdays only\" [#"),
+            ("What time is my dentist on Tuesday?", "\"Dr. Han, Tuesday 3 pm, clinic on Maple Street\" [#"),
+        ],
     );
-    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    for (q, opens) in [
-        ("What is the plumber's phone number?", "\"Mr. Okoye, phone 555-0142, weekdays only\" [#"),
-        ("What time is my dentist on Tuesday?", "\"Dr. Han, Tuesday 3 pm, clinic on Maple Street\" [#"),
-    ] {
-        let out = env.ok(&["ask", q]);
-        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
-    }
     // No number, no address, no time of day (a date is not a phone number).
     for q in ["What is the dentist's phone number?", "What is the library's phone number?", "What's the plumber's email address?", "What time does the library open?"] {
         let out = env.ok(&["ask", q]);

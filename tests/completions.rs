@@ -32,19 +32,24 @@ fn a_shell_kebab_does_not_know_is_a_usage_error_listing_the_shells() {
     assert!(stderr.contains("tcsh") && stderr.contains("zsh"), "{stderr}");
 }
 
+/// `kebab completions SHELL` with its standard output on `stdout`.
+fn completions_into(shell: &str, stdout: impl Into<Stdio>) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kebab"))
+        .args(["completions", shell])
+        .env("NO_COLOR", "1")
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run kebab")
+}
+
 #[test]
 fn a_closed_pipe_ends_the_script_quietly_with_exit_0() {
     // The reading end is closed before kebab starts, so its first write fails
     // as `kebab completions bash | head -1` does, whatever the script's length.
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
-    let out = Command::new(env!("CARGO_BIN_EXE_kebab"))
-        .args(["completions", "bash"])
-        .env("NO_COLOR", "1")
-        .stdout(writer)
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run kebab");
+    let out = completions_into("bash", writer);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
@@ -54,13 +59,7 @@ fn a_closed_pipe_ends_the_script_quietly_with_exit_0() {
 #[test]
 fn a_full_disk_is_an_error_line_with_exit_2_not_a_panic() {
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("open /dev/full");
-    let out = Command::new(env!("CARGO_BIN_EXE_kebab"))
-        .args(["completions", "zsh"])
-        .env("NO_COLOR", "1")
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run kebab");
+    let out = completions_into("zsh", full);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.starts_with("error: No space left on device"), "{stderr}");

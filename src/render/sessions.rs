@@ -18,23 +18,8 @@ pub fn hit_lines(hit: &TurnHit) -> [String; 2] {
     let forked = if hit.forked { " (forked)" } else { "" };
     [
         format!("{} · {} · {}{forked}", one_line(&hit.session), hit.turn_index + 1, one_line(&hit.question)),
-        format!("    {}", one_line(&snippet_line(&hit.snippet))),
+        // An answer's line breaks read as spaces on this one line (`one_line`
+        // would print them as a literal `\n`); `--json` keeps them.
+        format!("    {}", one_line(&hit.snippet.split_whitespace().collect::<Vec<_>>().join(" "))),
     ]
-}
-
-/// The snippet on its one line: an answer's line breaks (and tabs) read as
-/// one space, before `one_line` escapes what is left, which would otherwise
-/// print them as a literal `\n`. `--json` keeps the answer's own newlines.
-fn snippet_line(snippet: &str) -> String {
-    let mut out = String::with_capacity(snippet.len());
-    for c in snippet.chars() {
-        if c.is_whitespace() && c.is_control() {
-            if !out.ends_with(' ') {
-                out.push(' ');
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

@@ -279,12 +279,18 @@ pub fn answer(g: &Grounding) -> String {
     // not the answer. And it must be in an entry as much about the
     // question's topic as any (the dentist's, not the plumber's number).
     if let Some(value) = score::Value::asked(&g.question) {
-        let about = |n: usize| -> f64 {
-            let topic = read.q.terms.iter().zip(&read.q.weights).filter(|(t, _)| !value.named_by(t));
-            topic.filter(|(t, _)| read.indexed.iter().any(|u| u.unit.n == n && u.has(t))).map(|(_, w)| w).sum()
-        };
-        let most = all.iter().map(|u| about(u.n)).fold(0.0, f64::max);
-        touched.retain(|s| about(all[s.i].n) >= most && all[s.i].quoted_with(s.i).any(|j| value.in_text(&all[j].text)));
+        // How much of the topic each entry holds, once per entry.
+        let mut about: Vec<(usize, f64)> = Vec::new();
+        for u in &read.indexed {
+            if !about.iter().any(|&(n, _)| n == u.unit.n) {
+                let topic = read.q.terms.iter().zip(&read.q.weights).filter(|(t, _)| !value.named_by(t));
+                let held = topic.filter(|(t, _)| read.indexed.iter().any(|v| v.unit.n == u.unit.n && v.has(t))).map(|(_, w)| w);
+                about.push((u.unit.n, held.sum()));
+            }
+        }
+        let most = about.iter().map(|&(_, a)| a).fold(0.0, f64::max);
+        let most_about = |n: usize| about.iter().any(|&(m, a)| m == n && a >= most);
+        touched.retain(|s| most_about(all[s.i].n) && all[s.i].quoted_with(s.i).any(|j| value.in_text(&all[j].text)));
         if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
             return refuse.to_string();
         }

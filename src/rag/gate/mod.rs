@@ -212,10 +212,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
         return Ok(report);
     }
     let n = chunks as f64;
-    let mut exprs: Vec<String> = Vec::with_capacity(terms.len());
-    for t in &terms {
-        exprs.push(gate_expr(store, t)?);
-    }
+    let exprs: Vec<String> = terms.iter().map(|t| gate_expr(store, t)).collect::<Result<_>>()?;
     // Which of the top chunks hold each term: asked of those chunks alone
     // (the store copies them aside), not of the whole index.
     let contains = store.which_match(&exprs, &top)?;
