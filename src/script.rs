@@ -60,6 +60,35 @@ pub fn hangul_stem(word: &str) -> Option<String> {
     Some([char::from_u32(first)?, stem].iter().collect())
 }
 
+/// Every stem a two-syllable Korean verb form may be written from, the
+/// likeliest first: `hangul_stem`'s (`빌렸` → `빌리`); the contracted vowel
+/// kept without the past tense's `ㅆ` (`빌려`, as the notes write
+/// `빌려서`); and, when the second syllable is an ending of its own (`넣어`,
+/// `먹었`, `읽은`), the one-syllable stem before it (`넣`), if it ends in a
+/// consonant, as a stem an ending syllable follows does.
+pub fn hangul_stems(word: &str) -> Vec<String> {
+    const BASE: u32 = 0xAC00;
+    let mut out: Vec<String> = hangul_stem(word).into_iter().collect();
+    let syllables: Vec<u32> = word.chars().map(|c| c as u32).collect();
+    let [first, second] = syllables[..] else { return out };
+    if !(BASE..=0xD7A3).contains(&first) || !(BASE..=0xD7A3).contains(&second) {
+        return out;
+    }
+    let (lead_vowel, tail) = ((second - BASE) / 28, (second - BASE) % 28);
+    let (lead, vowel) = (lead_vowel / 21, lead_vowel % 21);
+    let first_char = char::from_u32(first).unwrap_or_default();
+    // ㅆ (20) off a contracted vowel: ㅕ ㅝ ㅘ ㅙ.
+    if tail == 20 && matches!(vowel, 6 | 14 | 9 | 10) {
+        out.extend(char::from_u32(BASE + lead_vowel * 28).map(|c| [first_char, c].iter().collect::<String>()));
+    }
+    // ㅇ + ㅏ/ㅓ/ㅡ, bare or with ㄴ, ㄹ, ㅆ: 아 어 았 었 은 을 …
+    let ending = lead == 11 && matches!(vowel, 0 | 4 | 18) && matches!(tail, 0 | 4 | 8 | 20);
+    if ending && (first - BASE) % 28 != 0 {
+        out.push(first_char.to_string());
+    }
+    out
+}
+
 pub fn has_cjk(text: &str) -> bool {
     text.chars().any(is_cjk)
 }
@@ -187,6 +216,20 @@ mod tests {
         // syllable of its own (`넣은`, `먹을`), no inflection, Latin.
         for word in ["군", "헹구고", "넣은", "먹을", "배추", "김치", "rc"] {
             assert_eq!(hangul_stem(word), None, "{word}");
+        }
+    }
+
+    #[test]
+    fn a_korean_verb_form_gives_every_stem_the_notes_may_write_it_from() {
+        assert_eq!(hangul_stems("빌렸"), ["빌리", "빌려"]);
+        assert_eq!(hangul_stems("헹군"), ["헹구"]);
+        for (form, stem) in [("넣어", "넣"), ("먹었", "먹"), ("읽은", "읽"), ("찾아", "찾")] {
+            assert_eq!(hangul_stems(form), [stem], "{form}");
+        }
+        // A stem without a final consonant does not stand before an ending
+        // syllable (`가아` is written `가`), and most words are no verb form.
+        for word in ["가을", "배추", "김치", "군", "헹구고", "rc"] {
+            assert!(hangul_stems(word).is_empty(), "{word}");
         }
     }
 

@@ -426,6 +426,35 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
 }
 
 #[test]
+fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
+    // The notes write `망원시장에서`, `된장찌개에는`, `300그램`, `빌려서`; a
+    // question asks `시장`, `찌개`, `그램`, `빌렸어`. The word index keeps
+    // the notes' words whole, so no word started with the question's, and
+    // each counted as a topic the notes lack: all refused.
+    let env = notes_env(&[
+        (
+            "diary.md",
+            "# 4월 일기\n\n## 토요일\n\n오전에 망원시장에서 동생과 호떡을 사 먹었다. 오후에는 도서관에서 소설 두 권을 빌려서 읽었다.\n\n\
+             ## 요리\n\n된장찌개에는 두부 300그램을 넣고 20분 끓였다.\n",
+        ),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("시장에서 뭐 사 먹었어?", "\"오전에 망원시장에서 동생과 호떡을 사 먹었다.\" [#1]"),
+            ("찌개에 두부는 몇 그램 넣어?", "\"된장찌개에는 두부 300그램을 넣고 20분 끓였다.\" [#1]"),
+            ("도서관에서 소설 몇 권 빌렸어?", "\"오후에는 도서관에서 소설 두 권을 빌려서 읽었다.\" [#1]"),
+        ],
+    );
+    // What the notes do not hold is still missing: salt, fruit.
+    for q in ["찌개에 소금은 몇 그램 넣어?", "시장에서 산 과일은 뭐야?"] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("refused: score_gate"), "{q}: {out}");
+    }
+}
+
+#[test]
 fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router

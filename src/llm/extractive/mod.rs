@@ -179,14 +179,13 @@ impl<'a> Reading<'a> {
                 }
             })
             .collect();
-        // A Korean verb form no unit has (`헹군`) is read as the stem it is
-        // written from (`헹구`, as in `헹구고`), as the gate reads it.
+        // A Korean verb form no unit has (`헹군`) is read as the first stem
+        // it may be written from that one has (`헹구`, as in `헹구고`), as
+        // the gate reads it.
+        let held = |t: &str| indexed.iter().any(|u| u.has(t));
         let terms: Vec<String> = terms
             .into_iter()
-            .map(|t| match crate::script::hangul_stem(&t) {
-                Some(stem) if !indexed.iter().any(|u| u.has(&t)) && indexed.iter().any(|u| u.has(&stem)) => stem,
-                _ => t,
-            })
+            .map(|t| if held(&t) { None } else { crate::script::hangul_stems(&t).into_iter().find(|s| held(s)) }.unwrap_or(t))
             .collect();
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };

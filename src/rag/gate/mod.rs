@@ -215,13 +215,30 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     let exprs: Vec<String> = terms.iter().map(|t| gate_expr(store, t)).collect::<Result<_>>()?;
     // Which of the top chunks hold each term: asked of those chunks alone
     // (the store copies them aside), not of the whole index.
-    let contains = store.which_match(&exprs, &top)?;
+    let mut contains = store.which_match(&exprs, &top)?;
     let mut weights = Vec::new();
     let mut idf_sum = 0.0;
     let mut missing = 0.0;
-    for expr in &exprs {
+    let mut top_texts: Option<Vec<(i64, String)>> = None;
+    for (k, (t, expr)) in terms.iter().zip(&exprs).enumerate() {
         // Counted once per state of the index (the store keeps the counts).
-        let df = store.docs_matching(FtsIndex::Words, expr)? as f64;
+        let mut df = store.docs_matching(FtsIndex::Words, expr)? as f64;
+        // A Korean word the index holds only inside longer words: a
+        // compound (`찌개` in `김치찌개`, `시장` in `망원시장에서`) or a unit
+        // after a number (`그램` in `200그램`). The word index keeps those
+        // whole, so no word starts with it; the top chunks' own text is
+        // read for it instead.
+        if df == 0.0 && t.cjk {
+            let inner = hangul_inner(t);
+            if inner.chars().count() >= 2 {
+                let texts = match &mut top_texts {
+                    Some(texts) => texts,
+                    None => top_texts.insert(store.chunks_by_ids(&top)?.into_iter().map(|c| (c.chunk_id, c.text)).collect()),
+                };
+                contains[k] = texts.iter().filter(|(_, text)| text.contains(&inner)).map(|&(id, _)| id).collect();
+                df = contains[k].len() as f64;
+            }
+        }
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
         // small one every everyday word is missing or rare, and would
@@ -265,7 +282,8 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
 /// Hangul word counts as covered when a word starting with its first two
 /// syllables is there.
 /// A verb form of two syllables the notes lack (`헹군`) is looked up by the
-/// stem it is written from (`헹구`, as in `헹구고`): `script::hangul_stem`.
+/// first stem it may be written from that the notes hold (`헹구`, as in
+/// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`.
 fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     if !t.cjk {
         return Ok(t.word_expr.clone());
@@ -275,12 +293,27 @@ fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     let digits = word.chars().take_while(char::is_ascii_digit).count();
     let stem: String = word.chars().take(digits + if digits > 0 { 1 } else { 2 }).collect();
     let expr = format!("\"{stem}\"*");
-    if let Some(verb) = crate::script::hangul_stem(&stem)
-        && store.docs_matching(FtsIndex::Words, &expr)? == 0
-    {
-        return Ok(format!("\"{verb}\"*"));
+    if store.docs_matching(FtsIndex::Words, &expr)? > 0 {
+        return Ok(expr);
+    }
+    for verb in crate::script::hangul_stems(&stem) {
+        let as_verb = format!("\"{verb}\"*");
+        if store.docs_matching(FtsIndex::Words, &as_verb)? > 0 {
+            return Ok(as_verb);
+        }
     }
     Ok(expr)
+}
+
+/// The part of a Korean word looked for inside the top chunks' longer
+/// words: its first two syllables without particle, when it is all Hangul
+/// (a number's digits would be found inside other numbers).
+fn hangul_inner(t: &query::Term) -> String {
+    let word = query::strip_particle(&t.word);
+    if !word.chars().all(crate::script::is_hangul) {
+        return String::new();
+    }
+    word.chars().take(2).collect()
 }
 
 #[cfg(test)]
