@@ -102,6 +102,22 @@ fn json_prints_answer_v1_once() {
 }
 
 #[test]
+fn a_quoted_code_block_is_cited_by_its_marker_line_by_line_too() {
+    // The built-in model quotes a command block whole, with one marker after
+    // it. Each of its lines used to be judged as an uncited sentence, and
+    // lines another note also holds ("Cargo.toml") were attributed there:
+    // the terminal showed a starred source for a fully cited answer.
+    let layout = "# New project layout\n\nA new project has a manifest and a source folder, as listed:\n\n```\n$ ls app\nCargo.toml\nsrc\n```\n";
+    let env = notes_env(&[("new.md", "# New projects\n\nTo start a project, run these commands:\n\n```\n$ cargo new app\n$ ls app\nCargo.toml\nsrc\n```\n"), ("layout.md", layout), ("tea.md", TEA)]);
+    let v = env.json(&["ask", "How do I start a new project?"]);
+    assert_eq!(v["grounded"], true, "{v}");
+    assert!(v["answer"].as_str().unwrap().contains("Cargo.toml\nsrc\u{201D} [#1]"), "{v}");
+    let citations = v["citations"].as_array().unwrap();
+    assert!(!citations.is_empty() && citations.iter().all(|c| c["origin"] == "model"), "{v}");
+    assert!(v.get("attribution").is_none(), "nothing was left uncited: {v}");
+}
+
+#[test]
 fn readonly_asks_run_but_are_not_saved() {
     let env = notes_with_builtin_model();
     let out = env.run(&["--readonly", "ask", "How do I build the project with cargo?"]);

@@ -13,16 +13,51 @@ pub struct Span {
 /// The non-blank sentences of `answer`, in order.
 pub fn split(answer: &str) -> Vec<Span> {
     let mut out = Vec::new();
-    let mut line_start = 0;
-    for line in answer.split_inclusive('\n') {
-        let body_start = line_start + list_mark_len(line);
-        let line_end = line_start + line.trim_end_matches(['\n', '\r']).len();
+    let mut at = 0;
+    while at < answer.len() {
+        let next_line = answer[at..].find('\n').map_or(answer.len(), |i| at + i + 1);
+        let line = &answer[at..next_line];
+        let body_start = at + list_mark_len(line);
+        if let Some(end) = cited_block_end(answer, body_start) {
+            push(answer, body_start, end, &mut out);
+            // The rest of the block's last line is read as a line.
+            at = end;
+            continue;
+        }
+        let line_end = at + line.trim_end_matches(['\n', '\r']).len();
         if body_start < line_end {
             split_line(answer, body_start, line_end, &mut out);
         }
-        line_start += line.len();
+        at = next_line;
     }
     out
+}
+
+/// Where a quote that opens at `at` and closes on a later line ends, with
+/// the markers after it, when it has any: a code block or a list quoted
+/// whole is one cited claim, not one sentence per line ("Cargo.toml" alone
+/// would read as uncited).
+fn cited_block_end(answer: &str, at: usize) -> Option<usize> {
+    let open = answer[at..].chars().next()?;
+    let close = match open {
+        '\u{201C}' => '\u{201D}',
+        '"' => '"',
+        _ => return None,
+    };
+    let body = at + open.len_utf8();
+    let closed = body + answer[body..].find(close)? + close.len_utf8();
+    if !answer[body..closed].contains('\n') {
+        return None;
+    }
+    let mut end = closed;
+    loop {
+        let rest = answer[end..].trim_start_matches([' ', '\t']);
+        match rest.strip_prefix("[#").and_then(|r| r.find(']')) {
+            Some(bracket) => end = answer.len() - rest.len() + "[#".len() + bracket + 1,
+            None => break,
+        }
+    }
+    (end > closed).then_some(end)
 }
 
 /// Bytes of leading indentation, bullet (`-`, `*`, `+`), numbering (`1.`,
@@ -94,6 +129,14 @@ mod tests {
     fn sentences_end_at_stops_before_a_capital_and_keep_their_markers() {
         assert_eq!(texts("A box owns heap data. [#2] It is dropped. Then e.g. more."), ["A box owns heap data. [#2]", "It is dropped.", "Then e.g. more."]);
         assert_eq!(texts("Use `cargo new`. \"Quoted\" too!"), ["Use `cargo new`.", "\"Quoted\" too!"]);
+    }
+
+    #[test]
+    fn a_quote_across_lines_with_its_marker_is_one_sentence() {
+        let a = "Run it: [#1]\n\u{201C}$ cargo new app\n$ ls app\nCargo.toml\nsrc\u{201D} [#2]\nThen build. [#1]";
+        assert_eq!(texts(a), ["Run it: [#1]", "\u{201C}$ cargo new app\n$ ls app\nCargo.toml\nsrc\u{201D} [#2]", "Then build. [#1]"]);
+        // Without a marker after it, its lines are sentences as before.
+        assert_eq!(texts("\"one\ntwo\"\nthree"), ["\"one", "two\"", "three"]);
     }
 
     #[test]
