@@ -89,6 +89,16 @@ pub fn hangul_stems(word: &str) -> Vec<String> {
     out
 }
 
+/// A Hangul syllable without its final consonant (`린` → `리`); any other
+/// character as it is.
+pub fn without_final(c: char) -> char {
+    const BASE: u32 = 0xAC00;
+    match c as u32 {
+        u @ BASE..=0xD7A3 => char::from_u32(u - (u - BASE) % 28).unwrap_or(c),
+        _ => c,
+    }
+}
+
 pub fn has_cjk(text: &str) -> bool {
     text.chars().any(is_cjk)
 }
@@ -217,6 +227,14 @@ mod tests {
         for word in ["군", "헹구고", "넣은", "먹을", "배추", "김치", "rc"] {
             assert_eq!(hangul_stem(word), None, "{word}");
         }
+    }
+
+    #[test]
+    fn a_hangul_syllable_loses_only_its_final_consonant() {
+        assert_eq!(without_final('린'), '리');
+        assert_eq!(without_final('렸'), '려');
+        assert_eq!(without_final('리'), '리');
+        assert_eq!(without_final('a'), 'a');
     }
 
     #[test]

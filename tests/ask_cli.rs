@@ -443,15 +443,16 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
 
 #[test]
 fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
-    // The notes write `망원시장에서`, `된장찌개에는`, `300그램`, `빌려서`; a
-    // question asks `시장`, `찌개`, `그램`, `빌렸어`. The word index keeps
-    // the notes' words whole, so no word started with the question's, and
-    // each counted as a topic the notes lack: all refused.
+    // The notes write `망원시장에서`, `된장찌개에는`, `300그램`, `빌려서`,
+    // `VPN을`, `열린다`; a question asks `시장`, `찌개`, `그램`, `빌렸어`,
+    // `VPN`, `열려`. The word index keeps the notes' words whole, so no word
+    // started with the question's, and each counted as a topic the notes
+    // lack: all refused.
     let env = notes_env(&[
         (
             "diary.md",
             "# 4월 일기\n\n## 토요일\n\n오전에 망원시장에서 동생과 호떡을 사 먹었다. 오후에는 도서관에서 소설 두 권을 빌려서 읽었다.\n\n\
-             ## 요리\n\n된장찌개에는 두부 300그램을 넣고 20분 끓였다.\n",
+             ## 요리\n\n된장찌개에는 두부 300그램을 넣고 20분 끓였다.\n\n## 회사\n\n재택 날에는 VPN을 켜야 사내 위키가 열린다.\n",
         ),
         ("tea.md", TEA),
     ]);
@@ -461,6 +462,8 @@ fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
             ("시장에서 뭐 사 먹었어?", "\"오전에 망원시장에서 동생과 호떡을 사 먹었다.\" [#1]"),
             ("찌개에 두부는 몇 그램 넣어?", "\"된장찌개에는 두부 300그램을 넣고 20분 끓였다.\" [#1]"),
             ("도서관에서 소설 몇 권 빌렸어?", "\"오후에는 도서관에서 소설 두 권을 빌려서 읽었다.\" [#1]"),
+            ("재택할 때 VPN 켜야 해?", "\"재택 날에는 VPN을 켜야 사내 위키가 열린다.\" [#1]"),
+            ("사내 위키가 언제 열려?", "\"재택 날에는 VPN을 켜야 사내 위키가 열린다.\" [#1]"),
         ],
     );
     // What the notes do not hold is still missing: salt, fruit.

@@ -223,21 +223,18 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     for (k, (t, expr)) in terms.iter().zip(&exprs).enumerate() {
         // Counted once per state of the index (the store keeps the counts).
         let mut df = store.docs_matching(FtsIndex::Words, expr)? as f64;
-        // A Korean word the index holds only inside longer words: a
-        // compound (`찌개` in `김치찌개`, `시장` in `망원시장에서`) or a unit
-        // after a number (`그램` in `200그램`). The word index keeps those
-        // whole, so no word starts with it; the top chunks' own text is
-        // read for it instead.
-        if df == 0.0 && t.cjk {
-            let inner = hangul_inner(t);
-            if inner.chars().count() >= 2 {
-                let texts = match &mut top_texts {
-                    Some(texts) => texts,
-                    None => top_texts.insert(store.chunks_by_ids(&top)?.into_iter().map(|c| (c.chunk_id, c.text)).collect()),
-                };
-                contains[k] = texts.iter().filter(|(_, text)| text.contains(&inner)).map(|&(id, _)| id).collect();
-                df = contains[k].len() as f64;
-            }
+        // A word the index holds only inside longer Korean words: a
+        // compound (`찌개` in `김치찌개`, `시장` in `망원시장에서`), a unit
+        // after a number (`그램` in `200그램`), a Latin word with a particle
+        // on it (`API를`). The word index keeps those whole, so no word
+        // starts with it; the top chunks' own text is read for it instead.
+        if df == 0.0 && let Some(inside) = inside_korean_words(t) {
+            let texts = match &mut top_texts {
+                Some(texts) => texts,
+                None => top_texts.insert(store.chunks_by_ids(&top)?.into_iter().map(|c| (c.chunk_id, c.text.to_lowercase())).collect()),
+            };
+            contains[k] = texts.iter().filter(|(_, text)| inside(text)).map(|&(id, _)| id).collect();
+            df = contains[k].len() as f64;
         }
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
@@ -305,15 +302,38 @@ fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     Ok(expr)
 }
 
-/// The part of a Korean word looked for inside the top chunks' longer
-/// words: its first two syllables without particle, when it is all Hangul
-/// (a number's digits would be found inside other numbers).
-fn hangul_inner(t: &query::Term) -> String {
-    let word = query::strip_particle(&t.word);
-    if !word.chars().all(crate::script::is_hangul) {
-        return String::new();
+/// How a term the index finds in no chunk may still be in a chunk's
+/// (lowercased) text, inside a longer Korean word: a Latin word or number
+/// starting one, with a Hangul particle right after it; a Hangul word's
+/// first two syllables anywhere in one; or a verb stem they may be written
+/// from, whatever final consonant an ending put on its last syllable
+/// (`열려`, stem `열리`, in `열린다`). `None` for a term too short to look
+/// for so.
+fn inside_korean_words(t: &query::Term) -> Option<impl Fn(&str) -> bool> {
+    let word = query::strip_particle(&t.word).to_lowercase();
+    let hangul = word.chars().all(crate::script::is_hangul);
+    let latin = word.chars().all(|c| c.is_ascii_alphanumeric());
+    if word.chars().count() < 2 || !(hangul || latin) {
+        return None;
     }
-    word.chars().take(2).collect()
+    let head: String = word.chars().take(2).collect();
+    let stems: Vec<[char; 2]> = if hangul {
+        crate::script::hangul_stems(&head).iter().filter_map(|k| k.chars().collect::<Vec<_>>().try_into().ok()).collect()
+    } else {
+        Vec::new()
+    };
+    Some(move |text: &str| {
+        if hangul {
+            let chars: Vec<char> = text.chars().collect();
+            let stem_at = |w: &[char]| stems.iter().any(|k| w[0] == k[0] && crate::script::without_final(w[1]) == k[1]);
+            return text.contains(&head) || chars.windows(2).any(stem_at);
+        }
+        text.match_indices(word.as_str()).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric()) && after.is_some_and(crate::script::is_hangul)
+        })
+    })
 }
 
 #[cfg(test)]
