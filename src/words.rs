@@ -75,6 +75,8 @@ const NOT_TOPICS: &[&str] = &[
 /// Questions say "Rc를 쓰면"; notes say "Rc<T>를 사용하면".
 const KOREAN_VERB_STEMS: &[&str] = &[
     "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "있", "않", "못하", "못해", "못할", "못한",
+    // "work", "be done" (`컴파일이 되는지`): what works is the topic.
+    "되", "돼", "됐", "됩", "될", "된",
     // A request for an explanation: "요약해 줘" (sum up), "정리해 줄래?" (lay
     // out), "가르쳐 줘" (teach), "알려줄래?" (tell).
     "요약해", "요약하", "정리해", "정리하", "설명해", "설명하", "가르쳐", "가르치", "알려",
@@ -125,7 +127,7 @@ fn is_korean_function_word(word: &str) -> bool {
     let bare = strip_particle(word);
     // Both forms: `바로` ("right away") would lose `로` as a particle.
     KOREAN_NOT_TOPICS.contains(&word) || KOREAN_NOT_TOPICS.contains(&bare)
-        || KOREAN_VERB_STEMS.iter().any(|s| word.strip_prefix(s).is_some_and(|e| KOREAN_VERB_ENDINGS.contains(&e)))
+        || [word, bare].iter().any(|w| KOREAN_VERB_STEMS.iter().any(|s| w.strip_prefix(s).is_some_and(|e| KOREAN_VERB_ENDINGS.contains(&e))))
 }
 
 /// Korean sentence-final and connective endings: a word ending in one is the
@@ -138,6 +140,8 @@ const QUESTION_ENDINGS: &[&str] = &[
 const KOREAN_FILLERS: &[&str] = &[
     "수", "것", "등", "때", "있는", "있다", "하는", "할", "한", "및", "또는", "혹은", "아니면", "그", "이", "저", "뭐", "좀", "중", "그럼", "그러면", "그건",
     "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나", "거야", "거예요",
+    // "when" as `때는` is spoken (`값이 없을 땐`).
+    "땐",
     // "how to" (`추가하는 법`), as `방법` is.
     "법",
 ];
@@ -168,8 +172,10 @@ pub fn is_question_word(word: &str) -> bool {
     if QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&stem) {
         return true;
     }
+    // "What" with whatever ending a question gives it: `뭐였지`, `뭐더라`, `뭔지`, `뭘까`.
+    let what = ["뭐", "뭘", "뭔"].iter().any(|w| word.starts_with(w));
     word.chars().any(crate::script::is_hangul)
-        && (KOREAN_FILLERS.contains(&word) || QUESTION_ENDINGS.iter().any(|e| word.ends_with(e)))
+        && (what || KOREAN_FILLERS.contains(&word) || QUESTION_ENDINGS.iter().any(|e| word.ends_with(e)))
 }
 
 /// Korean particles and copula endings, longest first, stripped from the end
@@ -539,6 +545,10 @@ mod tests {
         // An author the notes may lack is asked for.
         assert_eq!(topic("who wrote the BEIR paper?"), ["wrote", "beir", "paper"]);
         assert_eq!(topic("김치에 대해 뭐라고 적었지?"), ["김치에"]);
+        // "What was it", "when", "works": spoken forms with no topic.
+        assert_eq!(topic("카고 명령 뭐였지?"), ["카고", "명령"]);
+        assert_eq!(topic("값이 없을 땐 뭘 써?"), ["값이", "없을"]);
+        assert_eq!(topic("컴파일이 되는지만 확인하는 명령"), ["컴파일이", "확인하는", "명령"]);
         assert_eq!(topic("내 노트에서 양념 얘기 찾아줘"), ["양념"]);
         assert_eq!(topic("변수 값을 바꾸려고 했더니 에러가 나요"), ["변수", "값을", "바꾸려고", "에러가"]);
     }
