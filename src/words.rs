@@ -152,7 +152,7 @@ const KOREAN_FILLERS: &[&str] = &[
 /// Used to recognise such questions, never to drop words from a search.
 const FILLERS: &[&str] = &[
     "more", "please", "ok", "okay", "yes", "yeah", "yep", "nope", "huh", "hmm", "hm", "um", "uh", "so", "one", "ones", "else",
-    "again", "mean", "means", "meant", "say", "said", "really", "sure", "thanks", "thank", "other", "another", "detail",
+    "again", "mean", "means", "meant", "meaning", "say", "said", "really", "sure", "thanks", "thank", "other", "another", "detail",
     "details", "continue", "go", "on", "next", "also", "too", "what's", "that's", "it's", "s", "something", "anything",
     "thing", "things", "stuff", "those", "them", "him", "her", "he", "she", "here", "now", "just", "like", "right", "wait",
     "뭐야", "뭐지", "뭐라고", "뭔가요", "뭔데", "그래서", "더", "알려줘", "알려", "줘", "주세요", "설명해", "설명", "음", "네", "예", "아니",
@@ -401,6 +401,8 @@ fn frames_what_follows(word: &str, next: &str) -> bool {
         "between" => matches!(word, "diff" | "diffs"),
         // "coming from Python": where the user comes from, not what is asked.
         "from" => matches!(word, "coming" | "come" | "comes"),
+        // "what does mpsc stand for?", "short for": asks what it names.
+        "for" => matches!(word, "stand" | "stands" | "short"),
         // "I keep getting …", "it keeps crashing": how often, not what.
         _ if next.ends_with("ing") => matches!(word, "keep" | "keeps" | "kept"),
         _ => false,

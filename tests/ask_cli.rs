@@ -474,6 +474,22 @@ fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
 }
 
 #[test]
+fn what_a_name_stands_for_is_asked_with_meaning_or_stand_for() {
+    // "meaning" was read as a topic the notes lack (refused), and "stands
+    // for" was not read as saying what a name is.
+    let env = notes_env(&[
+        (
+            "channels.md",
+            "# Channels\n\nIn short, a channel can have many sending ends that produce values but only one receiving end that consumes them. \
+             We open one with `mpsc::channel`; `mpsc` stands for multiple producer, single consumer.\n",
+        ),
+        ("tea.md", TEA),
+    ]);
+    let stands_for = "\"We open one with `mpsc::channel`; `mpsc` stands for multiple producer, single consumer.\" [#1]";
+    answers_open_with(&env, &[("mpsc meaning?", stands_for), ("what does mpsc stand for", stands_for), ("what is mpsc short for", stands_for)]);
+}
+
+#[test]
 fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router

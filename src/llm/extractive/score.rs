@@ -31,7 +31,7 @@ impl AskKind {
             AskKind::Why
         } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
             AskKind::HowTo
-        } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야", "뭔지", "에 대해"]) {
+        } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", " stand for", " short for", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야", "뭔지", "에 대해"]) {
             AskKind::Define
         } else {
             AskKind::Other
@@ -107,7 +107,7 @@ const CAUSAL: &[&str] = &[
     "because", "so that", "since ", "due to", "this is why", "that's why", "that’s why", "the reason", "in order to", "otherwise",
     "prevents", "ensures", "때문", "위해", "따라서", "그래서", "이유",
 ];
-const DEFINING: &[&str] = &[" is a ", " is an ", " is the ", " are ", " means ", " refers to", " lets ", " allows "];
+const DEFINING: &[&str] = &[" is a ", " is an ", " is the ", " are ", " means ", " refers to", " lets ", " allows ", " stands for ", " short for ", " abbreviation "];
 /// Openings of English sentences that announce rather than say ("Let's look at …").
 const ANNOUNCING: &[&str] = &[
     "let's", "let’s", "we'll", "we’ll", "we will", "in this section", "in this chapter", "next,", "now,", "now we", "listing ",
