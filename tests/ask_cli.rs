@@ -490,6 +490,19 @@ fn what_a_name_stands_for_is_asked_with_meaning_or_stand_for() {
 }
 
 #[test]
+fn a_word_made_with_re_is_read_as_the_word_it_is_made_from() {
+    // "redeclaring" is in no note, "declaring" is: the question was refused
+    // as asking about something the notes lack.
+    let env = notes_env(&[
+        ("vars.md", "# Variables\n\nDeclaring a variable again with let makes a new variable that shadows the first one.\n"),
+        ("bees.md", "# Bees\n\nThe hive is inspected every ten days in summer.\n"),
+        ("tea.md", TEA),
+    ]);
+    let shadows = "\"Declaring a variable again with let makes a new variable that shadows the first one.\" [#1]";
+    answers_open_with(&env, &[("what does redeclaring a variable with let do?", shadows)]);
+}
+
+#[test]
 fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router

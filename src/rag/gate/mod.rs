@@ -283,6 +283,16 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
 /// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`.
 fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     if !t.cjk {
+        // A word made with "re-" the notes lack ("redeclaring", "rewritten")
+        // is looked up as the word it is made from ("declaring").
+        if let Some(base) = t.word.strip_prefix("re").filter(|b| b.len() >= 5)
+            && store.docs_matching(FtsIndex::Words, &t.word_expr)? == 0
+        {
+            let expr = format!("\"{base}\"");
+            if store.docs_matching(FtsIndex::Words, &expr)? > 0 {
+                return Ok(expr);
+            }
+        }
         return Ok(t.word_expr.clone());
     }
     // Two syllables (after any leading number: `2024년`) match the word's inflections.
