@@ -77,6 +77,8 @@ const KOREAN_VERB_STEMS: &[&str] = &[
     "쓰", "써", "쓸", "쓴", "씁", "썼", "만들", "만드", "만든", "만듭", "하", "해", "했", "합", "있", "않", "못하", "못해", "못할", "못한",
     // "work", "be done" (`컴파일이 되는지`): what works is the topic.
     "되", "돼", "됐", "됩", "될", "된",
+    // "give", "pay", and "for me" after a verb (`얼마 줬어`, `수술해 주신`).
+    "주", "줬", "준", "주신",
     // A request for an explanation: "요약해 줘" (sum up), "정리해 줄래?" (lay
     // out), "가르쳐 줘" (teach), "알려줄래?" (tell).
     "요약해", "요약하", "정리해", "정리하", "설명해", "설명하", "가르쳐", "가르치", "알려",
@@ -96,7 +98,7 @@ const KOREAN_VERB_STEMS: &[&str] = &[
 const KOREAN_VERB_ENDINGS: &[&str] = &[
     "", "다", "는", "고", "면", "지", "기", "게", "도", "서", "야", "요", "려", "려고", "려는", "는데", "던데", "니다", "세요",
     "어", "어서", "어야", "어요", "었", "었다", "었어", "았", "았어", "아", "아서", "아야", "아요", "으면", "은", "을", "는지", "도록", "죠", "까", "까요",
-    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까", "더니", "겠어", "겠어요",
+    "줘", "줘요", "줄래", "줄래요", "주세요", "은데", "습니다", "을까", "더니", "겠어", "겠어요", "더라", "던가", "었지", "었더라",
 ];
 
 /// Korean words that carry no topic, as their English counterparts in the
@@ -174,11 +176,16 @@ pub fn is_question_word(word: &str) -> bool {
     if QUESTION_WORDS.contains(&word) || QUESTION_WORDS.contains(&stem) {
         return true;
     }
-    // "What" with whatever ending a question gives it: `뭐였지`, `뭐더라`, `뭔지`, `뭘까`.
-    let what = ["뭐", "뭘", "뭔"].iter().any(|w| word.starts_with(w));
+    // A question word with whatever ending a question gives it: `뭐였지`,
+    // `뭔지`, `언제였지`, `얼마였더라`, `어디서`, `누가`.
+    let what = KOREAN_QUESTION_STEMS.iter().any(|w| word.starts_with(w));
     word.chars().any(crate::script::is_hangul)
         && (what || KOREAN_FILLERS.contains(&word) || QUESTION_ENDINGS.iter().any(|e| word.ends_with(e)))
 }
+
+/// Korean question words as a word starts with them, whatever ending
+/// follows: "what", "when", "how much", "where", "who", "which", "how".
+const KOREAN_QUESTION_STEMS: &[&str] = &["뭐", "뭘", "뭔", "무엇", "언제", "얼마", "어디", "누구", "누가", "어느", "어떻게", "며칠"];
 
 /// Korean particles and copula endings, longest first, stripped from the end
 /// of a word before it is used as a prefix.
@@ -552,6 +559,11 @@ mod tests {
         // "What was it", "when", "works": spoken forms with no topic.
         assert_eq!(topic("카고 명령 뭐였지?"), ["카고", "명령"]);
         assert_eq!(topic("벡터 쓸까 배열 쓸까?"), ["벡터", "배열"]);
+        // Question words with the endings a question gives them; "give"/"pay"; "was it".
+        assert_eq!(topic("수술 날짜가 언제였지?"), ["수술", "날짜가"]);
+        assert_eq!(topic("재활 치료는 어디서 받아?"), ["재활", "치료는", "받아"]);
+        assert_eq!(topic("실리콘 하나에 얼마 줬어?"), ["실리콘"]);
+        assert_eq!(topic("욕조를 어떻게 해 두라고 했더라?"), ["욕조를", "두라고"]);
         assert_eq!(topic("Cargo.lock은 무슨 용도야?"), ["cargo", "lock"]);
         assert_eq!(topic("값이 없을 땐 뭘 써?"), ["값이", "없을"]);
         assert_eq!(topic("컴파일이 되는지만 확인하는 명령"), ["컴파일이", "확인하는", "명령"]);
