@@ -83,7 +83,7 @@ pub fn hangul_stems(word: &str) -> Vec<String> {
     }
     // ㅇ + ㅏ/ㅓ/ㅡ, bare or with ㄴ, ㄹ, ㅆ: 아 어 았 었 은 을 …
     let ending = lead == 11 && matches!(vowel, 0 | 4 | 18) && matches!(tail, 0 | 4 | 8 | 20);
-    if ending && (first - BASE) % 28 != 0 {
+    if ending && !(first - BASE).is_multiple_of(28) {
         out.push(first_char.to_string());
     }
     out

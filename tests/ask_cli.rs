@@ -503,6 +503,19 @@ fn a_word_made_with_re_is_read_as_the_word_it_is_made_from() {
 }
 
 #[test]
+fn a_month_asked_in_full_is_found_where_the_notes_shorten_it() {
+    // "august" is in no note, "Aug 21" is: refused as a topic the notes lack.
+    let env = notes_env(&[
+        ("garden.md", "# Garden log\n\n- Aug 21: planted garlic along the fence.\n- Sep 3: put the frost cover on the beds.\n"),
+        ("bees.md", "# Bees\n\nThe hive is inspected every ten days in summer.\n"),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(&env, &[("what did I plant in august?", "\"Aug 21: planted garlic along the fence.\" [#1]")]);
+    let out = env.ok(&["ask", "what did I plant in october?"]);
+    assert!(out.contains("refused: score_gate"), "{out}");
+}
+
+#[test]
 fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router
