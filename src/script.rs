@@ -23,23 +23,36 @@ pub fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF)
 }
 
-/// The stem a two-syllable Korean verb form is written from, when its
-/// second syllable carries the inflection: the ending `ㄴ`/`ㄹ` of `헹군`,
-/// `올린`, `빌릴` taken off (`헹구`, `올리`, `빌리`), and the contracted vowel
-/// of `빌려`, `배워`, `봐`, `돼` (`빌리`, `배우`, `보`, `되`) opened again. The
-/// notes write the same verb in other forms (`헹구고`, `올리려면`); a word
-/// of two syllables is all the gate matches by prefix, so the inflected one
-/// misses them. `None` when the word is not of that shape (a syllable `은`
-/// or `을` is an ending of its own, after a one-syllable stem).
-pub fn hangul_stem(word: &str) -> Option<String> {
-    const BASE: u32 = 0xAC00;
+/// The first and last composed Hangul syllables (`가`, `힣`); each holds a
+/// lead consonant, a vowel and a final (0: none) as `(lead * 21 + vowel) *
+/// 28 + final`.
+const HANGUL: std::ops::RangeInclusive<u32> = 0xAC00..=0xD7A3;
+
+/// Every stem a two-syllable Korean verb form may be written from, the
+/// likeliest first. The notes write the same verb in other forms (`헹구고`,
+/// `올리려면`, `빌려서`); a word of two syllables is all the gate matches by
+/// prefix, so the inflected one misses them:
+/// - the ending `ㄴ`/`ㄹ` of `헹군`, `올린`, `빌릴` taken off (`헹구`, `올리`,
+///   `빌리`);
+/// - the contracted vowel of `빌려`, `배워`, `봐`, `돼` opened again (`빌리`,
+///   `배우`, `보`, `되`), and, past tense (`빌렸`), also kept without its `ㅆ`
+///   (`빌려`);
+/// - when the second syllable is an ending of its own (`넣어`, `먹었`,
+///   `읽은`), the one-syllable stem before it (`넣`), if that ends in a
+///   consonant, as a stem before an ending syllable does.
+///
+/// Empty when the word is not of such a shape.
+pub fn hangul_stems(word: &str) -> Vec<String> {
+    let base = *HANGUL.start();
     let syllables: Vec<u32> = word.chars().map(|c| c as u32).collect();
-    let [first, second] = syllables[..] else { return None };
-    if !(BASE..=0xD7A3).contains(&first) || !(BASE..=0xD7A3).contains(&second) {
-        return None;
+    let [first, second] = syllables[..] else { return Vec::new() };
+    if !HANGUL.contains(&first) || !HANGUL.contains(&second) {
+        return Vec::new();
     }
-    let (lead_vowel, tail) = ((second - BASE) / 28, (second - BASE) % 28);
+    let (lead_vowel, tail) = ((second - base) / 28, (second - base) % 28);
     let (lead, vowel) = (lead_vowel / 21, lead_vowel % 21);
+    let first_char = char::from_u32(first).unwrap_or_default();
+    let with = |lead_vowel: u32| char::from_u32(base + lead_vowel * 28).map(|c| [first_char, c].iter().collect::<String>());
     // Vowels a verb stem's final vowel contracts into before `-어`: ㅕ (ㅣ),
     // ㅝ (ㅜ), ㅘ (ㅗ), ㅙ (ㅚ).
     let opened = match vowel {
@@ -49,41 +62,18 @@ pub fn hangul_stem(word: &str) -> Option<String> {
         10 => Some(11),
         _ => None,
     };
-    // ㅇ + ㅡ/ㅓ with an ending: `은`, `을`, `는` after a stem of one syllable.
-    let ending_syllable = lead == 11 && matches!(vowel, 4 | 18);
-    let stem_vowel = match (tail, opened) {
-        (0 | 20, Some(v)) => v,
-        (4 | 8, None) if !ending_syllable => vowel,
-        _ => return None,
-    };
-    let stem = char::from_u32(BASE + (lead * 21 + stem_vowel) * 28)?;
-    Some([char::from_u32(first)?, stem].iter().collect())
-}
-
-/// Every stem a two-syllable Korean verb form may be written from, the
-/// likeliest first: `hangul_stem`'s (`빌렸` → `빌리`); the contracted vowel
-/// kept without the past tense's `ㅆ` (`빌려`, as the notes write
-/// `빌려서`); and, when the second syllable is an ending of its own (`넣어`,
-/// `먹었`, `읽은`), the one-syllable stem before it (`넣`), if it ends in a
-/// consonant, as a stem an ending syllable follows does.
-pub fn hangul_stems(word: &str) -> Vec<String> {
-    const BASE: u32 = 0xAC00;
-    let mut out: Vec<String> = hangul_stem(word).into_iter().collect();
-    let syllables: Vec<u32> = word.chars().map(|c| c as u32).collect();
-    let [first, second] = syllables[..] else { return out };
-    if !(BASE..=0xD7A3).contains(&first) || !(BASE..=0xD7A3).contains(&second) {
-        return out;
+    // ㅇ + ㅏ/ㅓ/ㅡ: `아`, `어`, `은`, `을`, `었` … are endings of their own.
+    let ending_syllable = lead == 11 && matches!(vowel, 0 | 4 | 18);
+    let mut out: Vec<String> = Vec::new();
+    match (tail, opened) {
+        (0 | 20, Some(v)) => out.extend(with(lead * 21 + v)),
+        (4 | 8, None) if !ending_syllable => out.extend(with(lead_vowel)),
+        _ => {}
     }
-    let (lead_vowel, tail) = ((second - BASE) / 28, (second - BASE) % 28);
-    let (lead, vowel) = (lead_vowel / 21, lead_vowel % 21);
-    let first_char = char::from_u32(first).unwrap_or_default();
-    // ㅆ (20) off a contracted vowel: ㅕ ㅝ ㅘ ㅙ.
-    if tail == 20 && matches!(vowel, 6 | 14 | 9 | 10) {
-        out.extend(char::from_u32(BASE + lead_vowel * 28).map(|c| [first_char, c].iter().collect::<String>()));
+    if tail == 20 && opened.is_some() {
+        out.extend(with(lead_vowel));
     }
-    // ㅇ + ㅏ/ㅓ/ㅡ, bare or with ㄴ, ㄹ, ㅆ: 아 어 았 었 은 을 …
-    let ending = lead == 11 && matches!(vowel, 0 | 4 | 18) && matches!(tail, 0 | 4 | 8 | 20);
-    if ending && !(first - BASE).is_multiple_of(28) {
+    if ending_syllable && matches!(tail, 0 | 4 | 8 | 20) && !(first - base).is_multiple_of(28) {
         out.push(first_char.to_string());
     }
     out
@@ -92,11 +82,8 @@ pub fn hangul_stems(word: &str) -> Vec<String> {
 /// A Hangul syllable without its final consonant (`린` → `리`); any other
 /// character as it is.
 pub fn without_final(c: char) -> char {
-    const BASE: u32 = 0xAC00;
-    match c as u32 {
-        u @ BASE..=0xD7A3 => char::from_u32(u - (u - BASE) % 28).unwrap_or(c),
-        _ => c,
-    }
+    let u = c as u32;
+    if HANGUL.contains(&u) { char::from_u32(u - (u - HANGUL.start()) % 28).unwrap_or(c) } else { c }
 }
 
 pub fn has_cjk(text: &str) -> bool {
@@ -218,18 +205,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_two_syllable_korean_verb_form_gives_the_stem_it_is_written_from() {
-        for (form, stem) in [("헹군", "헹구"), ("올린", "올리"), ("빌릴", "빌리"), ("절여", "절이"), ("배워", "배우"), ("빌렸", "빌리"), ("돼요", "")] {
-            assert_eq!(hangul_stem(form).unwrap_or_default(), stem, "{form}");
-        }
-        // Not a verb form of that shape: one syllable, three, an ending
-        // syllable of its own (`넣은`, `먹을`), no inflection, Latin.
-        for word in ["군", "헹구고", "넣은", "먹을", "배추", "김치", "rc"] {
-            assert_eq!(hangul_stem(word), None, "{word}");
-        }
-    }
-
-    #[test]
     fn a_hangul_syllable_loses_only_its_final_consonant() {
         assert_eq!(without_final('린'), '리');
         assert_eq!(without_final('렸'), '려');
@@ -240,13 +215,15 @@ mod tests {
     #[test]
     fn a_korean_verb_form_gives_every_stem_the_notes_may_write_it_from() {
         assert_eq!(hangul_stems("빌렸"), ["빌리", "빌려"]);
-        assert_eq!(hangul_stems("헹군"), ["헹구"]);
+        for (form, stem) in [("헹군", "헹구"), ("올린", "올리"), ("빌릴", "빌리"), ("절여", "절이"), ("배워", "배우")] {
+            assert_eq!(hangul_stems(form), [stem], "{form}");
+        }
         for (form, stem) in [("넣어", "넣"), ("먹었", "먹"), ("읽은", "읽"), ("찾아", "찾")] {
             assert_eq!(hangul_stems(form), [stem], "{form}");
         }
         // A stem without a final consonant does not stand before an ending
         // syllable (`가아` is written `가`), and most words are no verb form.
-        for word in ["가을", "배추", "김치", "군", "헹구고", "rc"] {
+        for word in ["가을", "배추", "김치", "군", "헹구고", "돼요", "rc"] {
             assert!(hangul_stems(word).is_empty(), "{word}");
         }
     }
