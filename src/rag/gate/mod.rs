@@ -280,7 +280,9 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
 /// syllables is there.
 /// A verb form of two syllables the notes lack (`헹군`) is looked up by the
 /// first stem it may be written from that the notes hold (`헹구`, as in
-/// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`.
+/// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`. An English word the
+/// notes lack is looked up by its first other spelling they hold
+/// (`other_spellings`).
 fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     if !t.cjk {
         if store.docs_matching(FtsIndex::Words, &t.word_expr)? == 0 {
