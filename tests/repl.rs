@@ -120,3 +120,19 @@ fn session_export_writes_footnoted_markdown() {
     let reference = regex::Regex::new(r"\[\^1-\d+\]").unwrap();
     assert!(reference.find_iter(&md).count() >= 2, "reference and footnote: {md}");
 }
+
+#[test]
+fn a_piped_line_that_is_not_utf8_is_an_error_for_that_line_and_the_next_lines_still_run() {
+    use std::io::Write;
+    let env = research_env();
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "bytes"]).current_dir(env.path("")));
+    child.stdin.take().unwrap().write_all(b"caf\xE9 mites?\nHow did you count varroa mites?\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("error: the question \"caf\u{FFFD} mites?\" is not valid UTF-8"), "{stdout}");
+    assert!(stdout.contains("hint: give the question as UTF-8 text"), "{stdout}");
+    // The line after it is still asked.
+    assert!(stdout.contains("kebab[bytes]> How did you count varroa mites?"), "{stdout}");
+    assert_eq!(stdout.matches("· grounded").count(), 1, "{stdout}");
+}

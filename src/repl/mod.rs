@@ -402,14 +402,28 @@ pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<
 /// stdin not a terminal: one question or command per line, each echoed after
 /// the prompt, plain text, exit at end of input.
 fn piped(mut repl: Repl) -> Result<i32> {
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let line = line?;
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if stdin.read_until(b'\n', &mut bytes)? == 0 {
+            break;
+        }
+        // Read as bytes: a line that is not UTF-8 is an error for that line,
+        // not the end of the session and of every line after it.
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
         }
         repl.out.line(format!("{}{}", repl.prompt(), one_line(line.trim())))?;
-        if let Flow::Quit = repl.handle(&line) {
+        if std::str::from_utf8(&bytes).is_err() {
+            let what = if line.trim_start().starts_with(':') { "command" } else { "question" };
+            let hint = format!("give the {what} as UTF-8 text (check the terminal's or the script's encoding)");
+            repl.say_error(&format!("the {what} {:?} is not valid UTF-8", line.trim()), Some(&hint));
+            continue;
+        }
+        if let Flow::Quit = repl.handle(line) {
             break;
         }
         if repl.cancel.load(Ordering::SeqCst) {
