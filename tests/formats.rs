@@ -78,6 +78,20 @@ fn html_scripts_styles_and_navigation_are_not_indexed() {
     assert_eq!(hits(&env, "ramp hold").len(), 1, "the <pre> block is indexed");
 }
 
+#[test]
+fn html_headings_and_titles_keep_words_whole_across_inline_markup_and_entities() {
+    let env = env();
+    let page = "<html><head><title>AT&amp;T price list</title></head><body>\n\
+        <h2>Hyd<b>ra</b>tion &lt;ratio&gt;</h2>\n<p>Rye wakes the starter.</p>\n\
+        <h3>Line<br>break</h3>\n<p>The kiln cools overnight.</p>\n</body></html>\n";
+    env.write("notes/odd.html", page);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(env.json(&["docs"])["documents"][0]["title"], "AT&T price list");
+    assert_eq!(hits(&env, "rye")[0]["citation"]["section"], "Hydration <ratio>");
+    // A line break inside a heading still parts its words.
+    assert_eq!(hits(&env, "kiln")[0]["citation"]["section"], "Hydration <ratio> > Line break");
+}
+
 /// A three-page paper; page 2 holds the answer.
 fn paper() -> Vec<u8> {
     pdf(&[

@@ -193,17 +193,17 @@ impl Layout {
     fn text(&mut self, text: &str, end: u32) {
         let newlines = u32::try_from(text.matches('\n').count()).unwrap_or(0);
         let mut line = end.saturating_sub(newlines).max(1);
+        // The tokenizer cuts text at entities and inline tags (`AT&amp;T`,
+        // `Hyd<b>ra</b>tion`), so pieces are joined as they stand: the
+        // whitespace in the text is what parts words.
         if self.in_title {
-            let title = self.title.get_or_insert_with(String::new);
-            title.push(' ');
-            title.push_str(text);
+            self.title.get_or_insert_with(String::new).push_str(text);
             return;
         }
         if self.dropped > 0 {
             return;
         }
         if let Some((_, heading, _)) = self.heading.as_mut() {
-            heading.push(' ');
             heading.push_str(text);
             return;
         }
@@ -288,6 +288,12 @@ impl Layout {
         // heading or a `<pre>` starts: its line must come before theirs.
         if heading_level(name).is_some() || name == "pre" {
             self.finish_heading(line);
+        }
+        // A line break or a block inside a heading parts its words.
+        if let Some((_, heading, _)) = self.heading.as_mut()
+            && (name == "br" || BLOCKS.contains(&name))
+        {
+            heading.push(' ');
         }
         if let Some(level) = heading_level(name) {
             self.break_block();
