@@ -285,6 +285,20 @@ fn ingest_indexes_new_notes_and_is_refused_under_readonly() {
 }
 
 #[test]
+fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
+    let env = home();
+    let file = env.write("notes/latin.txt", b"caf\xE9 cr\xE8me\n");
+    let (mut client, _) = Client::start(&env, &[]);
+    // The client sees only this error (no warnings on a terminal), so it names the file and the reason.
+    let err = client.tool_error("ingest", json!({ "paths": [file] }));
+    assert_eq!(err["code"], "bad_input", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("notes/latin.txt") && message.contains("not valid UTF-8"), "{err}");
+    // No command-line flag the tool does not have.
+    assert!(!err["hint"].as_str().unwrap().contains("--format"), "{err}");
+}
+
+#[test]
 fn bad_arguments_get_a_clear_error_naming_the_argument() {
     let env = home();
     cargo_and_tea_notes(&env);

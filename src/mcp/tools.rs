@@ -361,7 +361,17 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
     };
     let summary = ingest::run(&mut kb.store, &kb.cfg, &config_dir, &opts, &mut |_| {})?;
     if let Some(e) = ingest::nothing_ingested(&summary) {
-        return Err(e.into());
+        // The command line printed each reason as it went; a client sees only
+        // this error, so it names the files and why (the first few).
+        const SHOWN: usize = 5;
+        let skipped = &summary.skipped_files;
+        let mut reasons: Vec<String> = skipped.iter().take(SHOWN).map(|s| format!("{}: {}", s.path, s.reason)).collect();
+        if skipped.len() > SHOWN {
+            reasons.push(format!("and {} more (kebab ingest on the command line lists them all)", skipped.len() - SHOWN));
+        }
+        return Err(UserError::new(e.code, format!("{}: {}", e.message, reasons.join("; ")))
+            .with_hint("fix or convert the files named (or leave them out), then call ingest again")
+            .into());
     }
     // The embedder the knowledge base already holds (loaded once), not a second one.
     let embedding = match kb.engine.embedder() {
