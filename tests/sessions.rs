@@ -82,6 +82,22 @@ fn sessions_can_be_listed_renamed_exported_and_removed() {
 }
 
 #[test]
+fn an_export_to_a_file_that_cannot_be_written_is_bad_input_naming_it() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let folder = env.path("");
+    for target in [folder.join("no/such/dir/out.md"), folder.clone()] {
+        let out = env.run(&["--json", "sessions", "export", "draft", "-o", target.to_str().unwrap()]);
+        // The user's path is wrong, not kebab: exit 1, as for every bad path.
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["code"], "bad_input", "{doc}");
+        assert!(doc["message"].as_str().unwrap().contains(target.to_str().unwrap()), "{doc}");
+        assert!(doc["hint"].as_str().unwrap().contains("-o"), "{doc}");
+    }
+}
+
+#[test]
 fn bad_session_names_are_refused_before_anything_is_written() {
     let env = research_env();
     let out = env.run(&["ask", "--session", "two words", "How did you count varroa mites?"]);

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::Ctx;
@@ -97,7 +97,11 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             };
             match output {
                 Some(path) => {
-                    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+                    // A folder that is not there or a path that is a folder is the user's to fix: exit 1.
+                    std::fs::write(&path, text).map_err(|e| {
+                        UserError::new("bad_input", format!("cannot write {}: {e}", path.display()))
+                            .with_hint("give -o a file name in a folder that exists and that you may write")
+                    })?;
                     ctx.out.notice(format!("exported {} turns to {}", doc.turns.len(), path.display()));
                 }
                 // A file keeps the text as saved; a terminal never gets raw

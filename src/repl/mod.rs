@@ -297,8 +297,10 @@ impl Repl {
                 };
                 let file = file.unwrap_or_else(|| format!("{}.md", self.name));
                 let doc = session::document(&self.kb.store, c)?;
-                std::fs::write(&file, export::markdown(&doc))
-                    .map_err(|e| anyhow::anyhow!("cannot write {file}: {e}"))?;
+                std::fs::write(&file, export::markdown(&doc)).map_err(|e| {
+                    crate::error::UserError::new("bad_input", format!("cannot write {file}: {e}"))
+                        .with_hint("give :session export a file name in a folder that exists and that you may write")
+                })?;
                 self.out.line(format!("exported {} turns to {file}", doc.turns.len()))?;
             }
         }
