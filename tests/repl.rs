@@ -136,3 +136,14 @@ fn a_piped_line_that_is_not_utf8_is_an_error_for_that_line_and_the_next_lines_st
     assert!(stdout.contains("kebab[bytes]> How did you count varroa mites?"), "{stdout}");
     assert_eq!(stdout.matches("· grounded").count(), 1, "{stdout}");
 }
+
+#[test]
+fn a_piped_readonly_repl_says_its_turns_are_not_saved() {
+    let env = research_env();
+    let (code, out, err) = repl(&env, &["--readonly", "--repl", "--session", "ro"], "How did you count varroa mites?\n:history\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("· grounded"), "{out}");
+    assert!(out.contains("no questions yet in this session"), "{out}");
+    // The transcript on stdout stays clean; the notice is on stderr, as at a terminal.
+    assert!(err.contains("read-only: turns are not saved"), "{err}");
+}

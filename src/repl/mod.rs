@@ -350,21 +350,20 @@ fn next_free_name(store: &Store) -> Result<String> {
 
 /// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
 pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<i32> {
+    // Said piped too (on stderr, off the transcript): a script's turns are not saved either.
+    let readonly = repl.kb.store.is_readonly().then_some("read-only: turns are not saved, so follow-ups do not see earlier answers");
     if !std::io::stdin().is_terminal() {
         if repl.out.color == ColorChoice::Auto {
             repl.out.color = ColorChoice::Never;
         }
-        if let Some(n) = note {
+        for n in note.into_iter().chain(readonly.map(String::from)) {
             repl.out.notice(n);
         }
         return piped(repl);
     }
     repl.out.notice(repl.banner()?);
-    if let Some(n) = note {
+    for n in note.into_iter().chain(readonly.map(String::from)) {
         repl.out.notice(n);
-    }
-    if repl.kb.store.is_readonly() {
-        repl.out.notice("read-only: turns are not saved, so follow-ups do not see earlier answers");
     }
     let config = rustyline::Config::builder()
         .max_history_size(5000)?
