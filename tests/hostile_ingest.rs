@@ -349,3 +349,21 @@ fn malformed_pdfs_are_reported_and_skipped_and_the_run_goes_on() {
     assert!(skip_reason(&summary, "encrypted.pdf").unwrap().starts_with("encrypted PDF"), "{summary}");
     integrity_ok(&env);
 }
+
+#[test]
+fn a_named_pipe_named_on_the_command_line_is_reported_not_passed_over_and_never_read() {
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    let fifo = env.path("notes/pipe.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // In a folder it is left alone (reading it would wait for a writer forever).
+    let (summary, _) = ingest(&env, &env.notes());
+    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    for args in [vec!["ingest", fifo.to_str().unwrap()], vec!["ingest", "--format", "md", fifo.to_str().unwrap()]] {
+        let out = run_within(&env, &args, 30);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Named, it was skipped in silence: "nothing changed", exit 0.
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("skipped notes/pipe.md: not a regular file"), "{args:?}: {stderr}");
+    }
+}

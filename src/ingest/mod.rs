@@ -401,10 +401,13 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
             }
             // A file named on the command line is never passed over in silence.
             if entry.depth() == 0 && !ft.is_dir() {
-                let ext = entry.path().extension().map(|e| format!("extension .{}", e.to_string_lossy())).unwrap_or("no extension".into());
+                let what = match entry.path().extension() {
+                    Some(e) => format!("unsupported extension .{}", e.to_string_lossy()),
+                    None => "no extension to tell its type".into(),
+                };
                 errors.push(Skipped {
                     path: rel_of(entry.path()),
-                    reason: format!("unsupported {ext}; use --format md|txt|jsonl|html|pdf to read it as one of those"),
+                    reason: format!("{what}; use --format md|txt|jsonl|html|pdf to read it as one of those"),
                 });
             }
             continue;
@@ -415,6 +418,12 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 rel: rel_of(entry.path()),
                 format: fmt,
                 bytes: m.len(),
+            }),
+            // A named pipe, socket or device: reading it could wait forever
+            // or never end. Passed over in a folder; reported when named.
+            Ok(m) if entry.depth() == 0 && !m.is_dir() => errors.push(Skipped {
+                path: rel_of(entry.path()),
+                reason: "not a regular file (a named pipe, socket or device); kebab reads only regular files".into(),
             }),
             Ok(_) => {}
             Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
