@@ -119,6 +119,19 @@ fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
 }
 
 #[test]
+fn progress_off_a_terminal_counts_skipped_files_so_its_last_line_says_all_were_read() {
+    let env = Env::new();
+    env.write("notes/a.md", "# Good\n\nA note about otters.\n");
+    // Walked last, and skipped.
+    env.write("notes/z.md", b"caf\xe9 au lait\n");
+    let out = env.cmd(&["ingest", env.notes().to_str().unwrap()]).output().unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    // It stopped at 1/2, as if the run had ended early.
+    assert!(err.lines().any(|l| l.starts_with("2/2 files read")), "{err}");
+}
+
+#[test]
 fn jsonl_records_become_documents_and_bad_lines_are_skipped() {
     let env = Env::new();
     env.write(

@@ -220,7 +220,9 @@ fn write_files(
         let display = format!("{}/{}", reading.root_name, cand.rel);
         let FileResult { outcome, bad_lines } = match file {
             Err(reason) => {
-                tally.skipped(Skipped { path: display, reason });
+                tally.skipped(Skipped { path: display.clone(), reason });
+                // Counted as handled, or progress would never reach the total.
+                (tally.on)(Event::File { path: &display, bytes: cand.bytes, what: "skipped" });
                 continue;
             }
             Ok(Prepared::Unchanged { docs }) => {
