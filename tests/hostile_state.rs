@@ -55,6 +55,17 @@ fn a_malformed_config_value_is_a_clear_error_naming_the_file_and_key() {
 }
 
 #[test]
+fn a_config_saved_as_latin1_names_the_file_the_line_and_how_to_convert_it() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", b"[search]\ndefault_k = 3\n# caf\xE9 notes\n");
+    let (code, stdout, stderr) = run(&env, &["config", "show"]);
+    assert_eq!(code, Some(1), "{stdout} {stderr}");
+    // It said only "stream did not contain valid UTF-8".
+    assert!(stderr.contains("config/kebab/config.toml is not UTF-8 text (line 3)"), "{stderr}");
+    assert!(stderr.contains("hint: save it as UTF-8"), "{stderr}");
+}
+
+#[test]
 fn doctor_reports_a_malformed_config_instead_of_panicking() {
     let env = Env::new();
     for (text, key) in BAD_CONFIGS {

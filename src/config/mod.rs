@@ -262,8 +262,8 @@ pub const CJK_LEAD_WITHIN: usize = 100;
 impl Config {
     /// Reads `path`; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => {
                 return Err(UserError::new(
@@ -273,6 +273,12 @@ impl Config {
                 .into());
             }
         };
+        // Saved by an editor set to Latin-1, say: name the line and the fix.
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            UserError::new("config", format!("config file {} is not UTF-8 text (line {line})", path.display()))
+                .with_hint(format!("save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8`), or fix line {line}"))
+        })?;
         Config::parse(&text, path)
     }
 
