@@ -147,3 +147,20 @@ fn a_piped_readonly_repl_says_its_turns_are_not_saved() {
     // The transcript on stdout stays clean; the notice is on stderr, as at a terminal.
     assert!(err.contains("read-only: turns are not saved"), "{err}");
 }
+
+#[test]
+fn in_a_readonly_repl_cite_and_explain_show_the_answer_just_given_not_an_older_saved_one() {
+    let env = research_env();
+    repl(&env, &["--repl", "--session", "ro"], "Which rooftop produced the most honey in 2024?\n");
+    let input = "How did you count varroa mites?\n:cite\n:explain\n:cite 1\n";
+    let (code, out, err) = repl(&env, &["--readonly", "--repl", "--session", "ro"], input);
+    assert_eq!(code, 0, "{err}");
+    let answer_sources: Vec<&str> = out.lines().take_while(|l| !l.starts_with("kebab[ro]> :cite")).filter(|l| l.starts_with("[1] ")).collect();
+    assert_eq!(answer_sources.len(), 1, "{out}");
+    let after: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("kebab[ro]> :cite")).collect();
+    // They showed the saved turn about honey.
+    assert!(after.contains(&answer_sources[0]), "{out}");
+    assert!(out.contains("retrieval query: How did you count varroa mites?"), "{out}");
+    assert!(!out.contains("retrieval query: Which rooftop"), "{out}");
+    assert!(out.to_lowercase().contains("alcohol wash"), "{out}");
+}

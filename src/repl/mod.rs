@@ -41,6 +41,9 @@ pub struct Repl {
     k: Option<usize>,
     /// Ask the next questions multi-hop (`:multihop on`).
     multi_hop: bool,
+    /// The last answer when it was not saved (read-only data), so `:cite`
+    /// and `:explain` show it rather than an older saved turn.
+    unsaved: Option<session::Turn>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -60,7 +63,7 @@ impl Repl {
             None => (next_free_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
-        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, cancel })
+        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel })
     }
 
     fn prompt(&self) -> String {
@@ -135,6 +138,17 @@ impl Repl {
         self.cancel.store(false, Ordering::SeqCst);
         let mut streamer = Streamer::new(true);
         let outcome = self.kb.ask(&opts, &mut |piece| streamer.piece(piece), &self.cancel)?;
+        self.unsaved = outcome.answer_id.is_none().then(|| session::Turn {
+            turn_index: -1,
+            question: question.to_string(),
+            retrieval_query: outcome.answer.retrieval.retrieval_query.clone(),
+            created_at: outcome.answer.created_at.clone(),
+            answer: outcome.answer.clone(),
+            packed: outcome.explain.packing.entries.clone(),
+            answer_id: 0,
+            explain: Some(outcome.explain.record()),
+            forked_from: None,
+        });
         let mut notes = Vec::new();
         if let Some(err) = &outcome.error {
             let lead = crate::rag::generate::failure_lead(err, outcome.answer_id.is_some());
@@ -204,6 +218,9 @@ impl Repl {
     }
 
     fn last_turn(&self) -> Result<Option<session::Turn>> {
+        if let Some(t) = &self.unsaved {
+            return Ok(Some(t.clone()));
+        }
         match &self.conversation {
             Some(c) => session::last_turn(&self.kb.store, c.id),
             None => Ok(None),
@@ -270,6 +287,7 @@ impl Repl {
                 let c = session::create(&self.kb.store, name.as_deref())?;
                 self.out.line(format!("new session {}", c.name))?;
                 self.name = c.name.clone();
+                self.unsaved = None;
                 self.conversation = Some(c);
             }
             SessionCmd::List => {
@@ -317,6 +335,7 @@ impl Repl {
         let turns = if forked.turns == 1 { "1 turn".to_string() } else { format!("{} turns", forked.turns) };
         self.out.line(format!("forked {turns} of {} into {}; now in {}", self.name, c.name, c.name))?;
         self.name = c.name.clone();
+        self.unsaved = None;
         self.conversation = Some(c);
         Ok(())
     }
@@ -330,6 +349,8 @@ impl Repl {
         let what = if found.is_some() { "switched to" } else { "new" };
         self.out.line(format!("{what} session {name} ({turns} turns)"))?;
         self.name = name;
+        // The unsaved answer belongs to the session left.
+        self.unsaved = None;
         self.conversation = found;
         Ok(())
     }
