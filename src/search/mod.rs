@@ -33,10 +33,13 @@ impl CitationKind {
     }
 }
 
-/// The file a JSONL record's path (`notes/set.jsonl#doc-7`) is in; `None`
-/// for any other document's path.
+/// The file a JSONL record's path (`notes/set.jsonl#doc-7`, `set.NDJSON#r1`)
+/// is in; `None` for any other document's path. Ingest reads both
+/// extensions, in any case, as JSONL.
 pub fn record_file(path: &str) -> Option<&str> {
-    path.rfind(".jsonl#").map(|i| &path[..i + ".jsonl".len()])
+    // ASCII lowercasing keeps every byte offset.
+    let lower = path.to_ascii_lowercase();
+    [".jsonl#", ".ndjson#"].iter().filter_map(|ext| lower.rfind(ext).map(|i| i + ext.len() - 1)).max().map(|end| &path[..end])
 }
 
 /// Where a hit sits in its source: enough to open the file at the right lines
@@ -166,4 +169,18 @@ pub struct SearchResponse {
     pub respelled: Vec<spelling::Respelling>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<engine::Trace>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::record_file;
+
+    #[test]
+    fn a_records_file_is_found_whatever_the_jsonl_extension_and_its_case() {
+        assert_eq!(record_file("notes/set.jsonl#doc-7"), Some("notes/set.jsonl"));
+        assert_eq!(record_file("nd/set.ndjson#r1"), Some("nd/set.ndjson"));
+        assert_eq!(record_file("NOTES/Set.JSONL#a#b"), Some("NOTES/Set.JSONL"));
+        assert_eq!(record_file("notes/plain.md"), None);
+        assert_eq!(record_file("notes/tag#1.md"), None);
+    }
 }
