@@ -111,7 +111,7 @@ fn session_export_writes_footnoted_markdown() {
     let input = "How did you count varroa mites?\n:session export notes.md\n";
     let (code, out, _) = repl(&env, &["--repl", "--session", "ex"], input);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("exported 1 turns to notes.md"), "{out}");
+    assert!(out.contains("exported 1 turn to notes.md"), "{out}");
     let md = std::fs::read_to_string(env.path("notes.md")).unwrap();
     assert!(md.starts_with("# Session ex\n"), "{md}");
     assert!(md.contains("## 1. How did you count varroa mites?"), "{md}");

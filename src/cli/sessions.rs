@@ -102,7 +102,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                         UserError::new("bad_input", format!("cannot write {}: {e}", path.display()))
                             .with_hint("give -o a file name in a folder that exists and that you may write")
                     })?;
-                    ctx.out.notice(format!("exported {} turns to {}", doc.turns.len(), path.display()));
+                    ctx.out.notice(format!("exported {} to {}", session::turns_phrase(doc.turns.len() as i64), path.display()));
                 }
                 // A file keeps the text as saved; a terminal never gets raw
                 // escape sequences from the notes.
@@ -114,7 +114,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         Command::Rm { name } => {
             store.writable_for("removing a session")?;
             let turns = session::remove(&store, &name)?;
-            ctx.out.notice(format!("removed session {} ({turns} turns)", one_line(&name)));
+            ctx.out.notice(format!("removed session {} ({})", one_line(&name), session::turns_phrase(turns)));
         }
         Command::Rename { old, new } => {
             store.writable_for("renaming a session")?;
@@ -127,7 +127,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             if ctx.out.json {
                 ctx.out.json(&session::document(&store, forked.conversation)?)?;
             } else {
-                let turns = if forked.turns == 1 { "1 turn".to_string() } else { format!("{} turns", forked.turns) };
+                let turns = session::turns_phrase(forked.turns);
                 ctx.out.notice(format!("forked {turns} of {} into {}", one_line(&name), one_line(&new)));
             }
         }

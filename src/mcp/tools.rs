@@ -279,7 +279,7 @@ fn turn_evidence(kb: &Kb, name: &str, turn: usize, n: usize) -> Result<Evidence>
     let conversation = session::get(&kb.store, name)?;
     let turns = session::turns(&kb.store, conversation.id)?;
     let Some(t) = turns.iter().find(|t| usize::try_from(t.turn_index).is_ok_and(|i| i + 1 == turn)) else {
-        return Err(UserError::new("not_found", format!("session {name:?} has no turn {turn}; it has {} turns", turns.len()))
+        return Err(UserError::new("not_found", format!("session {name:?} has no turn {turn}; it has {}", crate::session::turns_phrase(turns.len() as i64)))
             .with_hint("turns are numbered from 1, as :history and `kebab sessions show` print them: session_show's turn_index + 1")
             .into());
     };

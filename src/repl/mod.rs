@@ -280,7 +280,7 @@ impl Repl {
                     Some(c) => session::turn_count(&self.kb.store, c.id)?,
                     None => 0,
                 };
-                self.out.line(format!("session {} ({turns} turns)", self.name))?;
+                self.out.line(format!("session {} ({})", self.name, session::turns_phrase(turns)))?;
             }
             SessionCmd::Switch(name) => self.switch(name)?,
             SessionCmd::New(name) => {
@@ -307,7 +307,7 @@ impl Repl {
                         .into());
                 }
                 let turns = session::remove(&self.kb.store, &name)?;
-                self.out.line(format!("removed session {name} ({turns} turns)"))?;
+                self.out.line(format!("removed session {name} ({})", session::turns_phrase(turns)))?;
             }
             SessionCmd::Export(file) => {
                 let Some(c) = self.conversation.clone() else {
@@ -319,7 +319,7 @@ impl Repl {
                     crate::error::UserError::new("bad_input", format!("cannot write {file}: {e}"))
                         .with_hint("give :session export a file name in a folder that exists and that you may write")
                 })?;
-                self.out.line(format!("exported {} turns to {file}", doc.turns.len()))?;
+                self.out.line(format!("exported {} to {file}", session::turns_phrase(doc.turns.len() as i64)))?;
             }
         }
         Ok(())
@@ -332,7 +332,7 @@ impl Repl {
         }
         let forked = session::fork(&self.kb.store, &self.name, name, at)?;
         let c = forked.conversation;
-        let turns = if forked.turns == 1 { "1 turn".to_string() } else { format!("{} turns", forked.turns) };
+        let turns = session::turns_phrase(forked.turns);
         self.out.line(format!("forked {turns} of {} into {}; now in {}", self.name, c.name, c.name))?;
         self.name = c.name.clone();
         self.unsaved = None;
@@ -347,7 +347,7 @@ impl Repl {
             None => 0,
         };
         let what = if found.is_some() { "switched to" } else { "new" };
-        self.out.line(format!("{what} session {name} ({turns} turns)"))?;
+        self.out.line(format!("{what} session {name} ({})", session::turns_phrase(turns)))?;
         self.name = name;
         // The unsaved answer belongs to the session left.
         self.unsaved = None;

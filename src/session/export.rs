@@ -10,7 +10,7 @@ use crate::rag::extract;
 pub fn markdown(doc: &SessionDoc) -> String {
     let c = &doc.conversation;
     let mut s = format!("# Session {}\n\n", c.name);
-    let _ = writeln!(s, "Started {}, last turn {}, {} turns.\n", c.created_at, c.updated_at, doc.turns.len());
+    let _ = writeln!(s, "Started {}, last turn {}, {}.\n", c.created_at, c.updated_at, super::turns_phrase(doc.turns.len() as i64));
     for turn in &doc.turns {
         let t = turn.turn_index + 1;
         // One heading line, however the question was pasted.
