@@ -109,6 +109,20 @@ fn bad_session_names_are_refused_before_anything_is_written() {
 }
 
 #[test]
+fn a_question_too_long_to_ask_leaves_no_session_behind() {
+    // A paste gone wrong: refused before the session is created, from the
+    // command line and from the REPL (both used to leave an empty one).
+    let env = research_env();
+    let long = "varroa ".repeat(6_000);
+    let out = env.run(&["ask", "--session", "paste", &long]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("the question is too long"), "{}", stderr(&out));
+    let (_, out, err) = repl(&env, &["--repl", "--session", "pasted"], &format!("{long}\n"));
+    assert!(out.contains("the question is too long") || err.contains("the question is too long"), "{err}");
+    assert_eq!(env.json(&["sessions", "list"])["sessions"].as_array().unwrap().len(), 0);
+}
+
+#[test]
 fn read_only_asks_in_a_session_create_and_save_nothing() {
     let env = research_env();
     let out = env.run(&["--readonly", "ask", "--session", "ro", "How did you count varroa mites?"]);

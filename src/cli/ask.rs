@@ -118,8 +118,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         }
     }
     let (kb, mode, model_note) = ctx.kb(cfg, store, args.mode)?;
+    // Before anything is written: no session is created for an ask that cannot run.
+    kb.check_length(&question)?;
     if args.multi_hop {
-        // Before anything is written: no session is created for an ask that cannot run.
         crate::rag::multihop::check_model(kb.model.as_ref())?;
     }
     let turn = match &args.session {

@@ -145,7 +145,7 @@ impl Kb {
     /// comes back saved — refusals and aborted streams included.
     pub fn ask(&self, opts: &AskOptions, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Result<AskOutcome> {
         let kb = self;
-        check_length(&opts.question, &kb.cfg)?;
+        kb.check_length(&opts.question)?;
         if opts.multi_hop {
             multihop::check_model(kb.model.as_ref())?;
         }
@@ -197,9 +197,16 @@ impl Kb {
     }
 }
 
-/// Refuses a question that would fill more than half the model's context by
-/// itself (a paste gone wrong): no evidence would fit beside it, and a model
-/// server would reject the request anyway.
+impl Kb {
+    /// Refuses a question that would fill more than half the model's context
+    /// by itself (a paste gone wrong): no evidence would fit beside it, and a
+    /// model server would reject the request anyway. Callers that create a
+    /// session for the question check first, so a refused one leaves none.
+    pub fn check_length(&self, question: &str) -> Result<()> {
+        check_length(question, &self.cfg)
+    }
+}
+
 fn check_length(question: &str, cfg: &Config) -> Result<()> {
     let tokens = estimate_tokens(question);
     let most = cfg.llm.context_tokens / 2;

@@ -127,6 +127,8 @@ impl Repl {
 
     fn ask(&mut self, question: &str) -> Result<()> {
         let readonly = self.kb.store.is_readonly();
+        // A question refused outright creates no session.
+        self.kb.check_length(question)?;
         if self.conversation.is_none() && !readonly {
             self.conversation = Some(session::open_or_create(&self.kb.store, &self.name)?);
         }
