@@ -100,13 +100,13 @@ pub struct SessionDoc {
     pub turns: Vec<Turn>,
 }
 
-/// Session names are short words: letters, digits, `-`, `_` and `.`, so they
-/// fit a prompt, a file name and a command line without quoting.
-
 /// "1 turn", "3 turns": how many turns a message counts.
 pub fn turns_phrase(n: i64) -> String {
     if n == 1 { "1 turn".to_string() } else { format!("{n} turns") }
 }
+
+/// Session names are short words: letters, digits, `-`, `_` and `.`, so they
+/// fit a prompt, a file name and a command line without quoting.
 pub fn check_name(name: &str) -> Result<(), UserError> {
     let ok = !name.is_empty()
         && name.chars().count() <= 64
