@@ -158,6 +158,32 @@ fn search_returns_search_hits_with_their_citations() {
 }
 
 #[test]
+fn a_request_with_a_byte_that_is_not_utf8_is_answered_not_left_waiting() {
+    // rmcp dropped such a line without a reply: the client waited forever.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let stdin = client.stdin.as_mut().expect("stdin open");
+    let mut raw = br#"{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"search","arguments":{"query":"green tea "#.to_vec();
+    raw.extend_from_slice(b"\xE9\"}}}\n");
+    stdin.write_all(&raw).and_then(|()| stdin.flush()).expect("write to kebab mcp");
+    // A later call on the same worker is answered after it: by then the
+    // first has its reply or never will.
+    client.send(&json!({ "jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": { "name": "search", "arguments": { "query": "green tea" } } }));
+    let mut seen: Vec<Value> = Vec::new();
+    while !seen.iter().any(|m| m["id"] == json!(100)) {
+        let mut line = String::new();
+        assert!(client.stdout.read_line(&mut line).expect("read from kebab mcp") > 0, "kebab mcp closed stdout: {seen:?}");
+        seen.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}")));
+    }
+    let answer = seen.iter().find(|m| m["id"] == json!(99)).unwrap_or_else(|| panic!("no reply to request 99: {seen:?}"));
+    let doc = &answer["result"]["structuredContent"];
+    assert_eq!(doc["query"], "green tea \u{FFFD}", "{answer}");
+    assert_eq!(doc["hits"][0]["citation"]["path"], "notes/tea.md", "{answer}");
+    assert_eq!(client.finish().0, Some(0));
+}
+
+#[test]
 fn ask_answers_with_a_cited_source_and_refuses_what_the_notes_do_not_hold() {
     let env = home();
     cargo_and_tea_notes(&env);

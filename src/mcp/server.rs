@@ -31,9 +31,40 @@ pub struct Server {
 /// Serves on stdin/stdout until the client closes the connection.
 pub async fn run(worker: Worker) -> Result<()> {
     let server = Server { worker: Arc::new(worker), tool_router: Server::tool_router() };
-    let service = server.serve(rmcp::transport::stdio()).await?;
+    let service = server.serve((utf8_stdin(), tokio::io::stdout())).await?;
     service.waiting().await?;
     Ok(())
+}
+
+/// Stdin as rmcp reads it: line by line, each passed on as UTF-8, a byte
+/// that is not becoming U+FFFD. rmcp drops a line that is not UTF-8 without
+/// a reply, so a client that sent one (a path or a query in another
+/// encoding) would wait forever; read so, the request is answered, its odd
+/// bytes shown as `�`. A thread reads (stdin blocks); a task writes the
+/// pipe rmcp reads, and closes it when stdin ends.
+fn utf8_stdin() -> tokio::io::DuplexStream {
+    use std::io::BufRead;
+    use tokio::io::AsyncWriteExt;
+    let (reader, mut writer) = tokio::io::duplex(64 * 1024);
+    let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut line = Vec::new();
+        while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                break;
+            }
+            line.clear();
+        }
+    });
+    tokio::spawn(async move {
+        while let Some(line) = received.recv().await {
+            if writer.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    reader
 }
 
 /// A call's result: its document, or the `error.v1` of its failure as a
