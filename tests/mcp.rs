@@ -158,13 +158,15 @@ fn search_returns_search_hits_with_their_citations() {
 }
 
 #[test]
-fn a_request_with_a_byte_that_is_not_utf8_is_answered_not_left_waiting() {
-    // rmcp dropped such a line without a reply: the client waited forever.
+fn a_line_rmcp_cannot_read_is_answered_not_left_waiting() {
+    // rmcp dropped a line that is not JSON, or not UTF-8, without a reply:
+    // the client waited forever.
     let env = home();
     cargo_and_tea_notes(&env);
     let (mut client, _) = Client::start(&env, &[]);
     let stdin = client.stdin.as_mut().expect("stdin open");
-    let mut raw = br#"{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"search","arguments":{"query":"green tea "#.to_vec();
+    let mut raw = b"{not json\n".to_vec();
+    raw.extend_from_slice(br#"{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"search","arguments":{"query":"green tea "#);
     raw.extend_from_slice(b"\xE9\"}}}\n");
     stdin.write_all(&raw).and_then(|()| stdin.flush()).expect("write to kebab mcp");
     // A later call on the same worker is answered after it: by then the
@@ -176,6 +178,8 @@ fn a_request_with_a_byte_that_is_not_utf8_is_answered_not_left_waiting() {
         assert!(client.stdout.read_line(&mut line).expect("read from kebab mcp") > 0, "kebab mcp closed stdout: {seen:?}");
         seen.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}")));
     }
+    let parse_error = seen.iter().find(|m| m["error"]["code"] == json!(-32700)).unwrap_or_else(|| panic!("no parse error: {seen:?}"));
+    assert_eq!(parse_error["id"], Value::Null, "{parse_error}");
     let answer = seen.iter().find(|m| m["id"] == json!(99)).unwrap_or_else(|| panic!("no reply to request 99: {seen:?}"));
     let doc = &answer["result"]["structuredContent"];
     assert_eq!(doc["query"], "green tea \u{FFFD}", "{answer}");

@@ -1,6 +1,7 @@
 //! The MCP side: the six tools as `rmcp` declares them (names, descriptions,
 //! input schemas from the argument types), each sent to the worker thread,
-//! and a failed call turned into a tool error carrying `error.v1`.
+//! a failed call turned into a tool error carrying `error.v1`, and the
+//! pipes between rmcp and stdin/stdout that answer what rmcp cannot read.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,40 +32,80 @@ pub struct Server {
 /// Serves on stdin/stdout until the client closes the connection.
 pub async fn run(worker: Worker) -> Result<()> {
     let server = Server { worker: Arc::new(worker), tool_router: Server::tool_router() };
-    let service = server.serve((utf8_stdin(), tokio::io::stdout())).await?;
+    let pipes = Pipes::open();
+    let service = server.serve((pipes.to_rmcp, pipes.from_rmcp)).await?;
     service.waiting().await?;
+    // Stdin may still be open; what rmcp wrote is printed to the end.
+    pipes.reader.abort();
+    let _ = pipes.printer.await;
     Ok(())
 }
 
-/// Stdin as rmcp reads it: line by line, each passed on as UTF-8, a byte
-/// that is not becoming U+FFFD. rmcp drops a line that is not UTF-8 without
-/// a reply, so a client that sent one (a path or a query in another
-/// encoding) would wait forever; read so, the request is answered, its odd
-/// bytes shown as `�`. A thread reads (stdin blocks); a task writes the
-/// pipe rmcp reads, and closes it when stdin ends.
-fn utf8_stdin() -> tokio::io::DuplexStream {
-    use std::io::BufRead;
-    use tokio::io::AsyncWriteExt;
-    let (reader, mut writer) = tokio::io::duplex(64 * 1024);
-    let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut line = Vec::new();
-        while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-            if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
-                break;
+/// JSON-RPC's reply to a line that is not JSON at all.
+const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+
+/// Stdin and stdout as rmcp sees them, through pipes this module fills and
+/// drains. rmcp drops a line it cannot read without a reply, so a client
+/// would wait forever for it. Here every line rmcp reads is UTF-8 (a byte
+/// that is not becomes U+FFFD, and the request is answered), and a line that
+/// is not JSON is answered with JSON-RPC's parse error. One task prints
+/// both kinds of reply, a whole line at a time, so they never interleave.
+struct Pipes {
+    to_rmcp: tokio::io::DuplexStream,
+    from_rmcp: tokio::io::DuplexStream,
+    reader: tokio::task::JoinHandle<()>,
+    printer: tokio::task::JoinHandle<()>,
+}
+
+impl Pipes {
+    fn open() -> Pipes {
+        use std::io::BufRead;
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let (to_rmcp, mut stdin_pipe) = tokio::io::duplex(64 * 1024);
+        let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
+        let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (print, mut to_print) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // Stdin blocks: a thread reads it.
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut line = Vec::new();
+            while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                    break;
+                }
+                line.clear();
             }
-            line.clear();
-        }
-    });
-    tokio::spawn(async move {
-        while let Some(line) = received.recv().await {
-            if writer.write_all(line.as_bytes()).await.is_err() {
-                break;
+        });
+        let errors = print.clone();
+        let reader = tokio::spawn(async move {
+            while let Some(line) = received.recv().await {
+                let text = line.trim();
+                if !text.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+                    let _ = errors.send(format!("{PARSE_ERROR}\n"));
+                } else if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
+                    break;
+                }
             }
-        }
-    });
-    reader
+        });
+        tokio::spawn(async move {
+            let mut rmcp_out = tokio::io::BufReader::new(rmcp_out);
+            let mut line = String::new();
+            while rmcp_out.read_line(&mut line).await.is_ok_and(|n| n > 0) {
+                if print.send(std::mem::take(&mut line)).is_err() {
+                    break;
+                }
+            }
+        });
+        let printer = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(line) = to_print.recv().await {
+                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        Pipes { to_rmcp, from_rmcp, reader, printer }
+    }
 }
 
 /// A call's result: its document, or the `error.v1` of its failure as a
