@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, cargo_and_tea_notes, fake_ollama, stderr};
+use common::{Env, builtin_notes_env, cargo_and_tea_notes, fake_ollama, stderr};
 
 fn extractive(env: &Env) {
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
@@ -29,15 +29,12 @@ fn answers(env: &Env) -> Vec<(String, Option<String>, bool)> {
 /// A second note, so a question's words are not in every chunk.
 const TEA: &str = "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n";
 
-/// A home with `notes` (name under notes/, text) indexed, answered by the built-in model.
-fn notes_env(notes: &[(&str, &str)]) -> Env {
-    let env = Env::new();
-    extractive(&env);
-    for (name, text) in notes {
-        env.write(&format!("notes/{name}"), text);
+/// Each question is refused by the gate: the notes do not hold its answer.
+fn refused_by_gate(env: &Env, questions: &[&str]) {
+    for q in questions {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("refused: score_gate"), "{q}: {out}");
     }
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    env
 }
 
 /// Each question is answered, grounded, the answer opening with its quote.
@@ -108,7 +105,7 @@ fn a_quoted_code_block_is_cited_by_its_marker_line_by_line_too() {
     // lines another note also holds ("Cargo.toml") were attributed there:
     // the terminal showed a starred source for a fully cited answer.
     let layout = "# New project layout\n\nA new project has a manifest and a source folder, as listed:\n\n```\n$ ls app\nCargo.toml\nsrc\n```\n";
-    let env = notes_env(&[("new.md", "# New projects\n\nTo start a project, run these commands:\n\n```\n$ cargo new app\n$ ls app\nCargo.toml\nsrc\n```\n"), ("layout.md", layout), ("tea.md", TEA)]);
+    let env = builtin_notes_env(&[("new.md", "# New projects\n\nTo start a project, run these commands:\n\n```\n$ cargo new app\n$ ls app\nCargo.toml\nsrc\n```\n"), ("layout.md", layout), ("tea.md", TEA)]);
     let v = env.json(&["ask", "How do I start a new project?"]);
     assert_eq!(v["grounded"], true, "{v}");
     assert!(v["answer"].as_str().unwrap().contains("Cargo.toml\nsrc\u{201D} [#1]"), "{v}");
@@ -232,8 +229,7 @@ fn questions_with_no_content_words_are_refused_before_searching_and_saved() {
 fn a_question_that_only_half_matches_the_notes_is_refused() {
     // "How do I bake bread?" was answered from an unrelated passage.
     let env = notes_with_builtin_model();
-    let out = env.ok(&["ask", "How do I bake bread in a new oven?"]);
-    assert!(out.contains("refused: score_gate"), "{out}");
+    refused_by_gate(&env, &["How do I bake bread in a new oven?"]);
 }
 
 #[test]
@@ -270,8 +266,7 @@ fn korean_use_make_and_not_in_a_question_do_not_count_against_it() {
         ],
     );
     // What the notes lack is still refused: the verb was never the evidence.
-    let out = env.ok(&["ask", "벌통 페인트는 뭘 썼어?"]);
-    assert!(out.contains("refused: score_gate"), "{out}");
+    refused_by_gate(&env, &["벌통 페인트는 뭘 썼어?"]);
 }
 
 #[test]
@@ -420,7 +415,7 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
     // The notes write `헹구고`, `절인다`; a question asks `헹군`, `절여`. Both
     // were refused by the gate (a two-syllable form is looked up as written),
     // as was "며칠" ("how many days"), read as a topic the notes lack.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         (
             "kimchi.md",
             "# 김치 메모\n\n## 배추 절이기\n\n배추는 소금물에 여섯 시간 절인다. 절인 뒤에는 찬물에 세 번 헹구고 물기를 두 시간 동안 뺀다.\n\n\
@@ -437,8 +432,7 @@ fn korean_verb_forms_and_how_many_days_are_read_as_the_notes_write_them() {
         ],
     );
     // A verb the notes never use is still missing: rinsing is not frying.
-    let out = env.ok(&["ask", "배추는 몇 분 볶아?"]);
-    assert!(out.contains("refused: score_gate"), "{out}");
+    refused_by_gate(&env, &["배추는 몇 분 볶아?"]);
 }
 
 #[test]
@@ -448,7 +442,7 @@ fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
     // `VPN`, `열려`. The word index keeps the notes' words whole, so no word
     // started with the question's, and each counted as a topic the notes
     // lack: all refused.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         (
             "diary.md",
             "# 4월 일기\n\n## 토요일\n\n오전에 망원시장에서 동생과 호떡을 사 먹었다. 오후에는 도서관에서 소설 두 권을 빌려서 읽었다.\n\n\
@@ -467,17 +461,14 @@ fn korean_words_inside_compounds_and_contracted_verbs_are_found() {
         ],
     );
     // What the notes do not hold is still missing: salt, fruit.
-    for q in ["찌개에 소금은 몇 그램 넣어?", "시장에서 산 과일은 뭐야?"] {
-        let out = env.ok(&["ask", q]);
-        assert!(out.contains("refused: score_gate"), "{q}: {out}");
-    }
+    refused_by_gate(&env, &["찌개에 소금은 몇 그램 넣어?", "시장에서 산 과일은 뭐야?"]);
 }
 
 #[test]
 fn what_a_name_stands_for_is_asked_with_meaning_or_stand_for() {
     // "meaning" was read as a topic the notes lack (refused), and "stands
     // for" was not read as saying what a name is.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         (
             "channels.md",
             "# Channels\n\nIn short, a channel can have many sending ends that produce values but only one receiving end that consumes them. \
@@ -493,7 +484,7 @@ fn what_a_name_stands_for_is_asked_with_meaning_or_stand_for() {
 fn a_word_made_with_re_is_read_as_the_word_it_is_made_from() {
     // "redeclaring" is in no note, "declaring" is: the question was refused
     // as asking about something the notes lack.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         ("vars.md", "# Variables\n\nDeclaring a variable again with let makes a new variable that shadows the first one.\n"),
         ("bees.md", "# Bees\n\nThe hive is inspected every ten days in summer.\n"),
         ("tea.md", TEA),
@@ -504,15 +495,22 @@ fn a_word_made_with_re_is_read_as_the_word_it_is_made_from() {
 
 #[test]
 fn a_month_asked_in_full_is_found_where_the_notes_shorten_it() {
-    // "august" is in no note, "Aug 21" is: refused as a topic the notes lack.
-    let env = notes_env(&[
+    // "august" is in no note, "Aug 21" is: refused as a topic the notes
+    // lack, and with only the month to go on the search found nothing.
+    let env = builtin_notes_env(&[
         ("garden.md", "# Garden log\n\n- Aug 21: planted garlic along the fence.\n- Sep 3: put the frost cover on the beds.\n"),
         ("bees.md", "# Bees\n\nThe hive is inspected every ten days in summer.\n"),
         ("tea.md", TEA),
     ]);
-    answers_open_with(&env, &[("what did I plant in august?", "\"Aug 21: planted garlic along the fence.\" [#1]")]);
-    let out = env.ok(&["ask", "what did I plant in october?"]);
-    assert!(out.contains("refused: score_gate"), "{out}");
+    answers_open_with(
+        &env,
+        &[
+            ("what did I plant in august?", "\"Aug 21: planted garlic along the fence.\" [#1]"),
+            ("what did I do in september?", "\"Sep 3: put the frost cover on the beds.\" [#1]"),
+        ],
+    );
+    assert!(env.ok(&["ask", "what did I do in september?"]).contains("read \"september\" as \"sep\""));
+    refused_by_gate(&env, &["what did I plant in october?"]);
 }
 
 #[test]
@@ -520,7 +518,7 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
     // Notes written as labels and values: the answer's words are in the
     // heading only. "What is the Wi-Fi password?" quoted "The Wi-Fi router
     // sits in the hallway cupboard." (it has "Wi-Fi") from the next section.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         ("home.md", "# Home\n\n## Wi-Fi password\nThe network key is hunter2.\n\n## Router\nThe Wi-Fi router sits in the hallway cupboard.\n"),
         (
             "pancakes.md",
@@ -545,7 +543,7 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
 fn a_question_naming_the_value_it_wants_is_refused_when_no_passage_holds_one() {
     // "What is the dentist's phone number?" quoted the dentist's line, which
     // has no number: the notes are about the dentist, not the answer.
-    let env = notes_env(&[
+    let env = builtin_notes_env(&[
         (
             "contacts.md",
             "# Contacts\n\n## Dentist\nDr. Han, Tuesday 3 pm, clinic on Maple Street\n\n## Plumber\nMr. Okoye, phone 555-0142, weekdays only\n\n\

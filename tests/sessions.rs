@@ -7,7 +7,7 @@ mod common;
 use std::io::Write;
 use std::process::Stdio;
 
-use common::{Env, repl, research_env, stderr};
+use common::{builtin_notes_env, repl, research_env, stderr};
 
 #[test]
 fn ask_session_appends_turns_that_show_lists_with_their_citations() {
@@ -289,10 +289,7 @@ fn sessions_search_finds_past_questions_and_answers_with_a_snippet() {
 
 #[test]
 fn an_answers_line_break_in_a_found_snippet_prints_as_a_space() {
-    let env = Env::new();
-    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
-    env.write("notes/s.md", "# Sourdough\n\n## Hydration\nMy starter runs at 100% hydration. Hydration is water over flour.\n");
-    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let env = builtin_notes_env(&[("s.md", "# Sourdough\n\n## Hydration\nMy starter runs at 100% hydration. Hydration is water over flour.\n")]);
     // The built-in model quotes the two sentences on two lines.
     env.ok(&["ask", "--session", "h1", "What hydration does my starter run at?"]);
     // The two quotes joined by one space, on the snippet's one line.

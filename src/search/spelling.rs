@@ -9,6 +9,11 @@
 //! holds, are looked up: a shorter word is a letter short of another word
 //! by chance ("form", "forum"), and a capitalised one is more likely a name
 //! than a typo.
+//!
+//! Before a typo, such a word is tried in the other ways notes write it
+//! (`other_spellings`): a month or weekday shortened ("august" for notes
+//! that say "Aug 21"), a word made with re- as the word it is made from
+//! ("redeclaring" → "declaring").
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -78,5 +83,32 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
         return Ok(None);
     }
     *lookups += 1;
+    for other in other_spellings(word) {
+        if store.docs_matching(FtsIndex::Words, &format!("\"{other}\""))? > 0 {
+            return Ok(Some(other));
+        }
+    }
     store.nearest_spelling(word)
+}
+
+/// Months and weekdays, in full and as notes shorten them.
+const CALENDAR: [(&str, &str); 21] = [
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"), ("july", "jul"),
+    ("august", "aug"), ("september", "sep"), ("september", "sept"), ("october", "oct"), ("november", "nov"), ("december", "dec"),
+    ("monday", "mon"), ("tuesday", "tue"), ("tuesday", "tues"), ("wednesday", "wed"), ("thursday", "thu"), ("thursday", "thurs"),
+    ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun"),
+];
+
+/// Other spellings of a word the notes lack, to read it as: a month or
+/// weekday in full or shortened ("august" for notes that write "Aug 21"),
+/// and a word made with "re-" as the word it is made from ("redeclaring" →
+/// "declaring").
+fn other_spellings(word: &str) -> Vec<String> {
+    let mut out: Vec<String> = CALENDAR
+        .iter()
+        .filter_map(|&(full, short)| if word == full { Some(short) } else if word == short { Some(full) } else { None })
+        .map(String::from)
+        .collect();
+    out.extend(word.strip_prefix("re").filter(|b| b.len() >= 5).map(String::from));
+    out
 }

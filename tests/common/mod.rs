@@ -305,6 +305,18 @@ pub fn fake_openai_embeddings(vector: fn(&str, bool) -> serde_json::Value) -> St
     url
 }
 
+/// A home with `notes` (name under notes/, text) indexed, answered by the
+/// built-in extractive model.
+pub fn builtin_notes_env(notes: &[(&str, &str)]) -> Env {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    for (name, text) in notes {
+        env.write(&format!("notes/{name}"), text);
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env
+}
+
 /// Two short notes (Cargo with two sections, tea with one), ingested: what the
 /// ask tests question.
 pub fn cargo_and_tea_notes(env: &Env) {

@@ -280,19 +280,10 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
 /// syllables is there.
 /// A verb form of two syllables the notes lack (`헹군`) is looked up by the
 /// first stem it may be written from that the notes hold (`헹구`, as in
-/// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`. An English word the
-/// notes lack is looked up by its first other spelling they hold
-/// (`other_spellings`).
+/// `헹구고`; `빌려` for `빌렸`): `script::hangul_stems`. (An English word the
+/// notes lack was already read as a spelling they hold: `search::spelling`.)
 fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
     if !t.cjk {
-        if store.docs_matching(FtsIndex::Words, &t.word_expr)? == 0 {
-            for other in other_spellings(&t.word) {
-                let expr = format!("\"{other}\"");
-                if store.docs_matching(FtsIndex::Words, &expr)? > 0 {
-                    return Ok(expr);
-                }
-            }
-        }
         return Ok(t.word_expr.clone());
     }
     // Two syllables (after any leading number: `2024년`) match the word's inflections.
@@ -310,28 +301,6 @@ fn gate_expr(store: &Store, t: &query::Term) -> Result<String> {
         }
     }
     Ok(expr)
-}
-
-/// Months and weekdays, in full and as notes shorten them.
-const CALENDAR: [(&str, &str); 21] = [
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"), ("july", "jul"),
-    ("august", "aug"), ("september", "sep"), ("september", "sept"), ("october", "oct"), ("november", "nov"), ("december", "dec"),
-    ("monday", "mon"), ("tuesday", "tue"), ("tuesday", "tues"), ("wednesday", "wed"), ("thursday", "thu"), ("thursday", "thurs"),
-    ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun"),
-];
-
-/// Other spellings of an English word the notes lack, to look it up by: a
-/// month or weekday in full or shortened ("august" for notes that write
-/// "Aug 21"), and a word made with "re-" as the word it is made from
-/// ("redeclaring" → "declaring").
-fn other_spellings(word: &str) -> Vec<String> {
-    let mut out: Vec<String> = CALENDAR
-        .iter()
-        .filter_map(|&(full, short)| if word == full { Some(short) } else if word == short { Some(full) } else { None })
-        .map(String::from)
-        .collect();
-    out.extend(word.strip_prefix("re").filter(|b| b.len() >= 5).map(String::from));
-    out
 }
 
 /// How a term the index finds in no chunk may still be in a chunk's
