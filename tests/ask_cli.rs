@@ -540,6 +540,37 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
 }
 
 #[test]
+fn a_question_asking_a_price_is_answered_by_a_sum_of_money_or_refused() {
+    // "What did Gamcheon village cost?" quoted the sentence about the walk,
+    // and "How much did the guesthouse cost?" was refused: "cost" counted as
+    // a topic the notes lack, and the price is in the sentence after the one
+    // naming the guesthouse.
+    let env = builtin_notes_env(&[
+        (
+            "busan.md",
+            "# Busan weekend\n\n## Where we stayed\nThe guesthouse was two streets from Haeundae beach. Two nights came to 180,000 won \
+             with breakfast.\n\n## Sights\nWe spent Saturday morning at the Busan Museum of Art and walked through Gamcheon village in \
+             the afternoon.\n",
+        ),
+        ("busan-ko.md", "# 부산 주말 여행\n\n## 숙소\n숙소는 해운대 해변에서 두 블록 떨어진 게스트하우스였다. 2박에 18만원이었고 아침이 나왔다.\n"),
+        ("bounds.md", "# Bounds checks\n\nIndexing a slice checks the index against the slice's length at run time. The check has a small runtime cost, one comparison and a branch.\n"),
+    ]);
+    for (q, opens, price) in [
+        ("How much did the guesthouse cost?", "\"The guesthouse was two streets from Haeundae beach.\" [#", "180,000 won"),
+        ("부산 숙소비 얼마 냈어?", "\"숙소는 해운대 해변에서 두 블록 떨어진 게스트하우스였다.\" [#", "18만원"),
+    ] {
+        answers_open_with(&env, &[(q, opens)]);
+        assert!(env.ok(&["ask", q]).contains(price), "{q}");
+    }
+    for q in ["What did Gamcheon village cost?", "How much did we pay at the Busan Museum of Art?", "부산시립미술관에 얼마 냈어?"] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("refused"), "{q}: {out}");
+    }
+    // What checking costs is not money: asked of notes that hold no price, it is answered.
+    answers_open_with(&env, &[("How much does bounds checking cost?", "\"Indexing a slice checks the index")]);
+}
+
+#[test]
 fn a_question_naming_the_value_it_wants_is_refused_when_no_passage_holds_one() {
     // "What is the dentist's phone number?" quoted the dentist's line, which
     // has no number: the notes are about the dentist, not the answer.

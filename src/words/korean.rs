@@ -114,3 +114,15 @@ pub fn strip_particle(word: &str) -> &str {
     }
     SHORT_PARTICLES.iter().find_map(|p| word.strip_suffix(p).filter(|stem| stem.chars().count() >= 2)).unwrap_or(word)
 }
+
+/// Syllables that make a noun into what it costs: `숙소비` (the lodging's
+/// cost), `임대료`, `기름값`.
+const FEE_SYLLABLES: &[char] = &['비', '료', '값'];
+
+/// The noun a fee word is the cost of (`숙소비` → `숙소`), for notes that
+/// write the noun and its price apart ("숙소는 … 2박에 30만원"); `None`
+/// for a word of fewer than three syllables (`회비`, `자료`).
+pub fn fee_of(word: &str) -> Option<&str> {
+    let base = word.strip_suffix(FEE_SYLLABLES)?;
+    (base.chars().count() >= 2).then_some(base)
+}

@@ -7,9 +7,12 @@
 use crate::script::is_cjk;
 
 mod korean;
+mod price;
 
 use korean::{KOREAN_FILLERS, KOREAN_QUESTION_STEMS, PARTICLES, QUESTION_ENDINGS, SHORT_PARTICLES, is_korean_function_word};
-pub use korean::strip_particle;
+pub use korean::{fee_of, strip_particle};
+pub use price::{PriceAsk, asks_price};
+use price::names_price;
 
 /// Past this many distinct terms a query is cut: longer ones add cost, not recall.
 pub const MAX_TERMS: usize = 64;
@@ -242,8 +245,8 @@ fn contraction_cut(word: &str, negation: Negation) -> &str {
 }
 
 /// The terms of `text` that name its topic: `terms` without question
-/// words, fillers, the endings of contractions, `NOT_TOPICS` or what "how"
-/// measures. What the ask gate and the built-in answerer weigh a question
+/// words, fillers, the endings of contractions, `NOT_TOPICS`, what "how"
+/// measures or what a price question says of the price. What the ask gate and the built-in answerer weigh a question
 /// by (the search reads `terms`).
 pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let text = without_contractions(text, negation);
@@ -261,11 +264,13 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
             }
         })
         .collect();
+    let price = asks_price(&text) == Some(PriceAsk::Surely);
     let topic: Vec<Term> = terms(&text)
         .into_iter()
         .filter(|t| {
             !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
+                && (!price || !names_price(&t.word))
         })
         .collect();
     // "show me an example" names no topic of its own: it asks for an example

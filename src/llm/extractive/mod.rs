@@ -14,7 +14,7 @@ mod text;
 use std::time::Instant;
 
 use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage};
-use crate::markup;
+use crate::{markup, words};
 use crate::script::estimate_tokens;
 use score::{AskKind, Indexed, Question};
 use text::{Unit, UnitKind};
@@ -181,11 +181,17 @@ impl<'a> Reading<'a> {
             .collect();
         // A Korean verb form no unit has (`헹군`) is read as the first stem
         // it may be written from that one has (`헹구`, as in `헹구고`), as
-        // the gate reads it.
+        // the gate reads it; a fee word (`숙소비`) as what it is the cost of.
         let held = |t: &str| indexed.iter().any(|u| u.has(t));
         let terms: Vec<String> = terms
             .into_iter()
-            .map(|t| if held(&t) { None } else { crate::script::hangul_stems(&t).into_iter().find(|s| held(s)) }.unwrap_or(t))
+            .map(|t| {
+                if held(&t) {
+                    return t;
+                }
+                let stems = crate::script::hangul_stems(&t).into_iter().chain(words::fee_of(&t).map(str::to_string));
+                stems.into_iter().find(|s| held(s)).unwrap_or(t)
+            })
             .collect();
         let kind = AskKind::of(&g.question);
         let q = Question { kind, weights: score::weigh(&terms, &indexed), terms };
@@ -277,19 +283,33 @@ pub fn answer(g: &Grounding) -> String {
     // day) is answered only by what holds one: the rest is about the topic,
     // not the answer. And it must be in an entry as much about the
     // question's topic as any (the dentist's, not the plumber's number).
-    if let Some(value) = score::Value::asked(&g.question) {
-        // How much of the topic each entry holds, once per entry.
+    // "How much does it cost?" asks for a price of notes that write prices;
+    // of others, what it costs in speed or time.
+    let priced = || all.iter().any(|u| score::Value::Money.in_text(&u.text));
+    let asked = score::Value::asked(&g.question)
+        .or_else(|| (words::asks_price(&g.question) == Some(words::PriceAsk::IfPriced) && priced()).then_some(score::Value::Money));
+    if let Some(value) = asked {
+        // How much of the topic each entry holds, once per entry, its
+        // headings included (a list of prices under "Bathroom silicone").
         let mut about: Vec<(usize, f64)> = Vec::new();
         for u in &read.indexed {
-            if !about.iter().any(|&(n, _)| n == u.unit.n) {
+            let n = u.unit.n;
+            if !about.iter().any(|&(m, _)| m == n) {
+                let titled = g.headings.iter().find(|h| h.n == n).map(|h| Indexed::new(u.unit, &all).with_title(&h.text));
                 let topic = read.q.terms.iter().zip(&read.q.weights).filter(|(t, _)| !value.named_by(t));
-                let held = topic.filter(|(t, _)| read.indexed.iter().any(|v| v.unit.n == u.unit.n && v.has(t))).map(|(_, w)| w);
-                about.push((u.unit.n, held.sum()));
+                let in_entry = |t: &str| titled.as_ref().is_some_and(|x| x.has(t)) || read.indexed.iter().any(|v| v.unit.n == n && v.has(t));
+                let held = topic.filter(|(t, _)| in_entry(t)).map(|(_, w)| w);
+                about.push((n, held.sum()));
             }
         }
         let most = about.iter().map(|&(_, a)| a).fold(0.0, f64::max);
         let most_about = |n: usize| about.iter().any(|&(m, a)| m == n && a >= most);
-        touched.retain(|s| most_about(all[s.i].n) && all[s.i].quoted_with(s.i).any(|j| value.in_text(&all[j].text)));
+        // The value may be in the sentence after the one naming the topic
+        // ("The guesthouse was near the beach. Two nights were 300,000 won."),
+        // which the best sentence brings with it.
+        let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
+        let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n)));
+        touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
         if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
             return refuse.to_string();
         }

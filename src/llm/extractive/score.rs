@@ -48,7 +48,14 @@ pub enum Value {
     Email,
     /// A time of day: `07:40`, `3 pm`, `오후 3시`.
     Clock,
+    /// A sum of money: `18,000 won`, `$4.50`, `12만원`.
+    Money,
 }
+
+/// Currency words written after a number, and currency signs beside one.
+const CURRENCY: &[&str] = &["won", "dollar", "dollars", "usd", "krw", "eur", "euro", "euros", "gbp", "yen", "cents"];
+const CURRENCY_KO: &[&str] = &["원", "달러", "유로", "엔"];
+const CURRENCY_SIGNS: &[char] = &['$', '£', '€', '₩', '¥'];
 
 impl Value {
     pub fn asked(question: &str) -> Option<Value> {
@@ -60,6 +67,8 @@ impl Value {
             Some(Value::Email)
         } else if has(&[" what time ", "몇 시에", "몇 시야", "몇 시예요", "몇 시부터", "몇 시까지", "몇시"]) && !q.contains("몇시간") {
             Some(Value::Clock)
+        } else if words::asks_price(question) == Some(words::PriceAsk::Surely) {
+            Some(Value::Money)
         } else {
             None
         }
@@ -73,8 +82,27 @@ impl Value {
             Value::Email => &["email", "mail", "이메일", "메일"],
             // "time" in "what time" is read off as the value it asks for (`words`).
             Value::Clock => &[],
+            // "cost", "paid", "fee" in a price question are read off too.
+            Value::Money => &[],
         };
         names.iter().any(|n| stem(n) == term || *n == term)
+    }
+
+    /// Whether `text`, a part of the evidence entry `entry`, holds a value
+    /// of this kind. A bare number (not a year, nor a date's `25일`) is a sum
+    /// of money in an entry that names its currency once ("Numbers in
+    /// euros." over a budget table).
+    pub fn in_entry(self, text: &str, entry: &str) -> bool {
+        let amount = |t: &str| {
+            let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+            let year = t.len() == 4 && (t.starts_with("19") || t.starts_with("20"));
+            t.chars().filter(char::is_ascii_digit).count() >= 2 && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c)) && !year
+        };
+        self.in_text(text)
+            || self == Value::Money && text.split_whitespace().any(amount) && {
+                let lower = entry.to_lowercase();
+                has_money(&lower) || words::words(&lower).iter().any(|w| CURRENCY.contains(&w.as_str()))
+            }
     }
 
     /// Whether `text` holds a value of this kind.
@@ -99,8 +127,32 @@ impl Value {
                     || ["am", "pm", "a.m", "p.m", "o'clock", "o’clock"].iter().any(|s| after.starts_with(s))
                     || (rest.starts_with('시') && !rest.starts_with("시간"))
             }) || words::words(&lower).iter().any(|w| ["noon", "midnight", "정오", "자정"].contains(&w.as_str())),
+            Value::Money => has_money(&lower),
         }
     }
+}
+
+/// Whether lowercased text writes a sum of money: a number with a currency
+/// word after it (`18,000 won`, `12만원`, `3만2천원`) or a currency sign
+/// beside it (`$4.50`). `won't` is not one.
+fn has_money(lower: &str) -> bool {
+    let chars: Vec<char> = lower.chars().collect();
+    let signed = chars.iter().enumerate().any(|(i, c)| {
+        CURRENCY_SIGNS.contains(c) && (chars.get(i + 1).is_some_and(char::is_ascii_digit) || i > 0 && chars[i - 1].is_ascii_digit())
+    });
+    let tokens: Vec<&str> = lower.split_whitespace().collect();
+    let number = |t: &str| t.chars().any(|c| c.is_ascii_digit()) && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c));
+    let worded = tokens.iter().enumerate().any(|(i, t)| {
+        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+        // A number and its currency, apart (`129,000 won`) or together (`18,000won`, `6,500원`, `3만2천원`).
+        let after = |rest: &str| CURRENCY.iter().chain(CURRENCY_KO).any(|c| rest.starts_with(c));
+        (number(t) && tokens.get(i + 1).is_some_and(|n| after(n.trim_start_matches(|c: char| !c.is_alphanumeric()))))
+            || t.starts_with(|c: char| c.is_ascii_digit()) && {
+                let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || ",.만천백억".contains(c));
+                !rest.is_empty() && after(rest)
+            }
+    });
+    signed || worded
 }
 
 const CAUSAL: &[&str] = &[

@@ -276,3 +276,23 @@ fn the_value_a_question_names_is_recognised_in_text() {
         assert!(!Value::Clock.in_text(t), "{t}");
     }
 }
+
+#[test]
+fn a_sum_of_money_is_a_number_with_its_currency() {
+    use super::score::Value;
+    assert_eq!(Value::asked("How much did I pay for the new faucet cartridge?"), Some(Value::Money));
+    assert_eq!(Value::asked("욕실 실리콘 하나에 얼마 줬어?"), Some(Value::Money));
+    // Only of notes that write prices (the answerer's call): not surely money.
+    assert_eq!(Value::asked("How much does bounds checking cost?"), None);
+    for t in ["New cartridge: 18,000 won at the shop", "Paid $4.50", "2박에 30만원이었고", "숯이랑 그릴 3만2천원", "(개당 6,500원, 동네 철물점)", "€12 a month"] {
+        assert!(Value::Money.in_text(t), "{t}");
+    }
+    for t in ["I won't run the club", "a 35 mm ceramic one", "Listing 9-2", "2025년 5월까지", "ten hives on three rooftops"] {
+        assert!(!Value::Money.in_text(t), "{t}");
+    }
+    // A bare number is money where the entry names its currency, but not a year or a date.
+    let budget = "Numbers in euros.\n| Groceries | 320 | 365 |";
+    assert!(Value::Money.in_entry("| Groceries | 320 | 365 |", budget));
+    assert!(!Value::Money.in_entry("| Groceries | 320 | 365 |", "| Groceries | 320 | 365 |"));
+    assert!(!Value::Money.in_entry("관리비: 매달 25일, 2025년까지", "8월 236,200원"));
+}
