@@ -363,6 +363,21 @@ fn bad_arguments_get_a_clear_error_naming_the_argument() {
 }
 
 #[test]
+fn sessions_list_takes_no_arguments_and_names_one_given() {
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let bogus = client.tool_error("sessions_list", json!({ "bogus": 1 }));
+    assert_eq!(bogus["code"], "bad_input", "{bogus}");
+    assert!(bogus["message"].as_str().unwrap().contains("unknown field `bogus`"), "{bogus}");
+    assert!(bogus["hint"].as_str().unwrap().contains("sessions_list"), "{bogus}");
+    // No arguments, or none at all, is the call it always was.
+    assert_eq!(client.ok("sessions_list", json!({}))["schema_version"], "session_list.v1");
+    let bare = client.request("tools/call", json!({ "name": "sessions_list" }));
+    assert_eq!(bare["result"]["structuredContent"]["schema_version"], "session_list.v1", "{bare}");
+}
+
+#[test]
 fn calls_succeed_while_another_process_ingests_into_the_same_database() {
     let env = home();
     cargo_and_tea_notes(&env);

@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 
-use super::tools::{self, AskArgs, Checked, CiteArgs, IngestArgs, SearchArgs, SessionArgs};
+use super::tools::{self, AskArgs, Checked, CiteArgs, IngestArgs, NoArgs, SearchArgs, SessionArgs};
 use super::worker::Worker;
 
 /// What the client is told about the server as a whole.
@@ -155,8 +155,8 @@ impl Server {
     }
 
     #[tool(description = "The saved conversations, most recently used first (session_list.v1).")]
-    async fn sessions_list(&self) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(tools::sessions_list).await))
+    async fn sessions_list(&self, params: Parameters<Checked<NoArgs>>) -> Result<CallToolResult, ErrorData> {
+        Ok(result(self.worker.call(move |state| tools::sessions_list(state, params.0.get("sessions_list")?)).await))
     }
 
     #[tool(description = "One saved conversation with every turn's question and answer.v1 answer (session.v1).")]

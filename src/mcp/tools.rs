@@ -121,6 +121,13 @@ pub struct CiteArgs {
     pub n: Option<usize>,
 }
 
+/// `sessions_list` takes no arguments: one given is an unknown field, as for
+/// the other tools, not silently ignored.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
@@ -330,7 +337,7 @@ fn note_changed(kb: &Kb, doc_path: &str) -> Result<bool> {
     Ok(indexed.is_none_or(|(hash, _)| hash != blake3::hash(&bytes).to_hex().as_str()))
 }
 
-pub fn sessions_list(state: &mut State) -> Result<Value> {
+pub fn sessions_list(state: &mut State, _: NoArgs) -> Result<Value> {
     let kb = state.kb(Open::Existing)?;
     // The document `kebab sessions list --json` prints.
     Ok(serde_json::to_value(session::ListDoc::new(session::list(&kb.store)?))?)
