@@ -56,7 +56,7 @@ pub fn chunkers(data: &[u8]) {
     }
 
     let (records, bad) = jsonl::parse_jsonl(&src, &limits);
-    let line_count = src.lines().count() as u32;
+    let line_count = source_lines(&src).len() as u32;
     for r in &records {
         assert!(r.line >= 1 && r.line <= line_count, "record line {} outside 1..={line_count}", r.line);
         assert!(!r.id.trim().is_empty(), "record with an empty id");
@@ -67,11 +67,17 @@ pub fn chunkers(data: &[u8]) {
     }
 }
 
+/// The source's lines as an editor numbers them: `\n`, `\r\n` or a lone `\r`
+/// ends one (worked out apart from the chunkers' own line index).
+fn source_lines(src: &str) -> Vec<String> {
+    src.replace("\r\n", "\n").replace('\r', "\n").lines().map(String::from).collect()
+}
+
 /// Every chunk is non-blank, its 1-based span is inside the source and after
 /// the previous chunk's, and its text is exactly its lines joined by `\n`
 /// (or, for pieces of one over-long line, a part of that line).
 fn assert_spans(src: &str, chunks: &[ChunkDraft]) {
-    let lines: Vec<&str> = src.lines().collect();
+    let lines = source_lines(src);
     let mut prev: Option<&ChunkDraft> = None;
     for c in chunks {
         assert!(!c.text.trim().is_empty(), "blank chunk {c:?}");
@@ -94,7 +100,7 @@ fn assert_spans(src: &str, chunks: &[ChunkDraft]) {
 /// No non-blank line is lost by the plain-text chunker. (Linear: spans are
 /// already known to be in order and inside the source.)
 fn assert_covers(src: &str, chunks: &[ChunkDraft]) {
-    let lines: Vec<&str> = src.lines().collect();
+    let lines = source_lines(src);
     let mut covered = vec![false; lines.len() + 1];
     for c in chunks {
         covered[c.line_start as usize..=c.line_end as usize].iter_mut().for_each(|x| *x = true);
@@ -336,7 +342,7 @@ pub fn html(data: &[u8]) {
     let limits = ChunkLimits { target_chars: 1 + usize::from(b) % max_chars, max_chars };
     let src = String::from_utf8_lossy(rest);
     let doc = html::chunk_html(&src, &limits);
-    let line_count = src.lines().count().max(1) as u32;
+    let line_count = source_lines(&src).len().max(1) as u32;
     let mut last_start = 0;
     for c in &doc.chunks {
         assert!(1 <= c.line_start && c.line_start <= c.line_end && c.line_end <= line_count, "span outside 1..={line_count}: {c:?}");

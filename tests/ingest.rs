@@ -155,6 +155,28 @@ fn jsonl_records_become_documents_and_bad_lines_are_skipped() {
 }
 
 #[test]
+fn cr_only_line_endings_are_lines_so_citations_name_the_right_ones() {
+    let env = Env::new();
+    // Old Mac files: a lone `\r` ends each line.
+    env.write("notes/mac.md", "# Orchard\r\rApples ripen in autumn.\r\r## Zebras\r\rZebras graze on the savanna.\r");
+    env.write("notes/mac.txt", "Kettles boil.\r\r\rWalruses haul out on the ice.\r");
+    env.write("notes/mac.jsonl", "{\"_id\":\"a\",\"text\":\"Puffins nest.\"}\r\r{\"_id\":\"b\",\"text\":\"Herons wade.\"}\r");
+    let s = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(4), Some(0)), "{s}");
+    let hit = |query: &str| env.json(&["search", "--mode", "lexical", query])["hits"][0].clone();
+    let citation = |h: &Value| (h["citation"]["path"].clone(), h["citation"]["start"].clone(), h["citation"]["end"].clone());
+
+    let zebras = hit("zebras savanna");
+    assert_eq!(citation(&zebras), ("notes/mac.md".into(), 5.into(), 7.into()), "{zebras}");
+    assert_eq!(zebras["citation"]["section"], "Orchard > Zebras", "{zebras}");
+    assert!(!zebras["snippet"].as_str().unwrap().contains('\r'), "{zebras}");
+    let walruses = hit("walruses");
+    assert_eq!(citation(&walruses), ("notes/mac.txt".into(), 1.into(), 4.into()), "{walruses}");
+    let herons = hit("herons");
+    assert_eq!(citation(&herons), ("notes/mac.jsonl#b".into(), 3.into(), 3.into()), "{herons}");
+}
+
+#[test]
 fn two_folders_with_the_same_name_get_distinct_paths() {
     let env = Env::new();
     env.write("en/src/intro.md", "# Intro\n\nHello.\n");

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::chunk::{ChunkDraft, ChunkLimits};
-use super::text::chunk_text;
+use super::text::{Lines, chunk_text};
 
 /// One record of a JSONL file.
 pub struct Record {
@@ -29,9 +29,10 @@ pub fn parse_jsonl(src: &str, limits: &ChunkLimits) -> (Vec<Record>, Vec<BadLine
     let mut records = Vec::new();
     let mut bad = Vec::new();
     let mut ids = HashSet::new();
-    for (i, line) in src.lines().enumerate() {
-        let line_no = (i + 1) as u32;
-        let line = line.trim();
+    // Numbered as every other format's lines are (a lone `\r` ends one too).
+    let lines = Lines::new(src);
+    for line_no in 1..=lines.count() {
+        let line = lines.line(line_no).trim();
         if line.is_empty() {
             continue;
         }
@@ -105,5 +106,13 @@ mod tests {
         assert_eq!(recs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
         assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [2, 3, 4, 5, 6]);
         assert!(bad[4].reason.contains("duplicate"));
+    }
+
+    #[test]
+    fn records_on_cr_only_lines_cite_their_own_lines() {
+        let src = "{\"_id\":\"a\",\"text\":\"x\"}\r\r{\"_id\":\"b\",\"text\":\"y\"}\r";
+        let (recs, bad) = parse_jsonl(src, &ChunkLimits::default());
+        assert!(bad.is_empty());
+        assert_eq!(recs.iter().map(|r| (r.id.as_str(), r.line)).collect::<Vec<_>>(), [("a", 1), ("b", 3)]);
     }
 }

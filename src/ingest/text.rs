@@ -31,9 +31,10 @@ pub fn chunk_text(src: &str, limits: &ChunkLimits) -> Vec<ChunkDraft> {
     out
 }
 
-/// A source split into lines the way `str::lines` splits it (`\n` or `\r\n`
-/// ends a line, a final terminator does not start a new one), so spans we
-/// report agree with what editors and `lines()` show.
+/// A source split into lines: `\n`, `\r\n` or a lone `\r` (old Mac files)
+/// ends a line, and a final terminator does not start a new one, so the spans
+/// we report agree with what editors show. Every line number a citation
+/// carries is counted here.
 pub(crate) struct Lines<'a> {
     src: &'a str,
     /// Byte offset where each line starts; binary-searched to map offsets.
@@ -42,16 +43,14 @@ pub(crate) struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     pub(crate) fn new(src: &'a str) -> Self {
+        let bytes = src.as_bytes();
         let mut starts = Vec::new();
         if !src.is_empty() {
             starts.push(0);
         }
-        starts.extend(
-            src.bytes()
-                .enumerate()
-                .filter(|&(i, b)| b == b'\n' && i + 1 < src.len())
-                .map(|(i, _)| i + 1),
-        );
+        // A `\r` ends a line unless a `\n` follows it (then that `\n` does).
+        let ends = |i: usize, b: u8| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        starts.extend(bytes.iter().enumerate().filter(|&(i, &b)| ends(i, b) && i + 1 < src.len()).map(|(i, _)| i + 1));
         Lines { src, starts }
     }
 
@@ -76,17 +75,16 @@ impl<'a> Lines<'a> {
         let len = self.src.len();
         let i = (n as usize).saturating_sub(1);
         let Some(&start) = self.starts.get(i) else { return (len, len) };
-        let (end, terminated) = match self.starts.get(i + 1) {
-            Some(&next) => (next - 1, true),
-            None if self.src.ends_with('\n') => (len - 1, true),
-            None => (len, false),
-        };
-        // `lines()` drops the `\r` of a `\r\n` but keeps a bare trailing `\r`.
-        if terminated && end > start && self.src.as_bytes()[end - 1] == b'\r' {
-            (start, end - 1)
-        } else {
-            (start, end)
+        let mut end = self.starts.get(i + 1).copied().unwrap_or(len);
+        let bytes = self.src.as_bytes();
+        // The line's terminator, if it has one: `\n`, `\r\n` or `\r`.
+        if end > start && bytes[end - 1] == b'\n' {
+            end -= 1;
         }
+        if end > start && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        (start, end)
     }
 
     pub(crate) fn line(&self, n: u32) -> &'a str {
@@ -113,13 +111,13 @@ impl<'a> Lines<'a> {
     }
 
     /// Lines `first..=last` joined by `\n`: the exact source slice, except that
-    /// CRLF becomes LF so the text matches the lines an editor shows.
+    /// CRLF and a lone CR become LF so the text matches the lines an editor shows.
     pub(crate) fn text(&self, first: u32, last: u32) -> String {
         if first > last {
             return String::new();
         }
         let slice = &self.src[self.bounds(first).0..self.bounds(last).1];
-        if slice.contains('\r') { slice.replace("\r\n", "\n") } else { slice.to_string() }
+        if slice.contains('\r') { slice.replace("\r\n", "\n").replace('\r', "\n") } else { slice.to_string() }
     }
 
     pub(crate) fn draft(&self, first: u32, last: u32, path: &[String]) -> ChunkDraft {
@@ -251,7 +249,7 @@ pub(crate) mod testkit {
     /// Every chunk is non-empty and in order; spans never overlap (pieces of
     /// one over-long line share it); whole-line chunks equal their lines.
     pub(crate) fn assert_spans(src: &str, chunks: &[ChunkDraft]) {
-        let lines: Vec<&str> = src.lines().collect();
+        let lines = source_lines(src);
         let mut prev: Option<&ChunkDraft> = None;
         for c in chunks {
             assert!(!c.text.trim().is_empty(), "empty chunk {c:?}");
@@ -271,9 +269,15 @@ pub(crate) mod testkit {
         }
     }
 
+    /// The source's lines as an editor shows them (`\n`, `\r\n` or a lone
+    /// `\r` ends one), worked out apart from `Lines`.
+    fn source_lines(src: &str) -> Vec<String> {
+        src.replace("\r\n", "\n").replace('\r', "\n").lines().map(String::from).collect()
+    }
+
     /// Lines from `from` on that are not blank must all fall inside a chunk.
     pub(crate) fn assert_covers(src: &str, from: usize, chunks: &[ChunkDraft]) {
-        for (i, line) in src.lines().enumerate().skip(from - 1) {
+        for (i, line) in source_lines(src).iter().enumerate().skip(from - 1) {
             let n = (i + 1) as u32;
             let covered = chunks.iter().any(|c| c.line_start <= n && n <= c.line_end);
             assert!(line.trim().is_empty() || covered, "line {n} lost: {line:?}");
@@ -285,7 +289,7 @@ pub(crate) mod testkit {
         const FRAGMENTS: &[&str] = &[
             "# 제목 하나\n", "## Sub *section*\n", "### deep `code`\n", "Setext\n===\n",
             "```\n# not a heading\ncode line\n```\n", "```rust\nunclosed fence\n", "\n", "\n\n",
-            "\r\n", "한국어 단어 문장입니다 ", "plain words here ", "- item one\n- item two\n",
+            "\r\n", "old mac\r", "한국어 단어 문장입니다 ", "plain words here ", "- item one\n- item two\n",
             "> quoted\n> # quoted heading\n", "    indented code\n", "\t\ttabs\n", "<div>\nhtml\n</div>\n",
             "---\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "\0nul\n", "[ref]: http://x\n",
         ];
@@ -390,14 +394,36 @@ mod tests {
     }
 
     #[test]
-    fn line_index_agrees_with_str_lines() {
-        for src in ["a\nb", "a\n", "\n", "a\r\nb\r\n", "x\r", "a\n\n\nb"] {
+    fn line_index_splits_at_lf_crlf_and_a_lone_cr() {
+        let cases: [(&str, &[&str]); 9] = [
+            ("a\nb", &["a", "b"]),
+            ("a\n", &["a"]),
+            ("\n", &[""]),
+            ("a\r\nb\r\n", &["a", "b"]),
+            ("x\r", &["x"]),
+            ("a\n\n\nb", &["a", "", "", "b"]),
+            ("a\rb\r\rc", &["a", "b", "", "c"]),
+            ("a\r\r\nb\n\rc", &["a", "", "b", "", "c"]),
+            ("", &[]),
+        ];
+        for (src, want) in cases {
             let lines = Lines::new(src);
             let got: Vec<&str> = (1..=lines.count()).map(|n| lines.line(n)).collect();
-            assert_eq!(got, src.lines().collect::<Vec<_>>(), "{src:?}");
+            assert_eq!(got, want, "{src:?}");
         }
         let lines = Lines::new("ab\ncd\n");
         assert_eq!([lines.line_of(0), lines.line_of(2), lines.line_of(3), lines.line_of(99)], [1, 1, 2, 2]);
+        let mac = Lines::new("ab\rcd\r");
+        assert_eq!((mac.line_of(2), mac.line_of(3), mac.text(1, 2)), (1, 2, "ab\ncd".to_string()));
+    }
+
+    #[test]
+    fn cr_only_input_is_cut_into_lines() {
+        let src = "one\rtwo\r\rthree\r";
+        let chunks = chunk_text(src, &limits(5, 10));
+        assert_spans(src, &chunks);
+        assert_eq!(chunks[0].text, "one\ntwo");
+        assert_eq!((chunks[1].line_start, chunks[1].text.as_str()), (4, "three"));
     }
 
     #[test]
