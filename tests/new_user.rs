@@ -343,6 +343,30 @@ fn read_commands_on_a_missing_data_dir_create_nothing_and_say_how_to_start() {
     }
 }
 
+#[test]
+fn read_commands_on_an_empty_database_file_change_nothing_and_say_how_to_start() {
+    let env = Env::new();
+    // A 0-byte kebab.db (`touch`, a create cut short): SQLite would take it for a new database.
+    let db = env.write("data/kebab/kebab.db", "");
+    let folder = db.parent().unwrap().to_path_buf();
+    let listing = || std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>();
+    for args in [vec!["stats"], vec!["--json", "stats"], vec!["--readonly", "stats"], vec!["search", "tea"], vec!["docs"]] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("nothing is indexed yet") && err.contains("kebab ingest PATH"), "{args:?}: {err}");
+        assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "{args:?} wrote to the empty database");
+        assert_eq!(listing(), ["kebab.db"], "{args:?} left files beside it");
+    }
+    let doctor = env.run(&["doctor"]);
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("is empty"), "{}", String::from_utf8_lossy(&doctor.stdout));
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "doctor wrote to the empty database");
+    // Ingest is what fills it.
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(env.json(&["stats"])["documents"], 1);
+}
+
 // ---- 10 ---------------------------------------------------------------------
 
 #[test]

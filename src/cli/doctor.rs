@@ -230,6 +230,11 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
         ));
         return;
     }
+    // A 0-byte file: opening it to check would migrate it into an empty database.
+    if let Some(empty) = crate::store::no_database(db) {
+        checks.push(check("database", Status::Warn, empty, Some("`kebab ingest PATH` indexes notes into it".into())));
+        return;
+    }
     // Data this process may not write is read, never advised away.
     let store = match Store::open_as(db, ctx.read_only()) {
         Ok(s) => s,

@@ -113,12 +113,13 @@ impl Ctx {
     }
 
     /// Opens the database a command reads (and may add to, as a session's
-    /// turns): it must exist, since a read must not leave an empty database
-    /// behind. Data this process may not write is opened read-only, with a notice.
+    /// turns): it must exist and not be empty, since a read must not leave an
+    /// empty database behind (nor migrate a 0-byte file into one). Data this
+    /// process may not write is opened read-only, with a notice.
     pub fn store(&self) -> Result<Store> {
         let db = &self.paths.database;
-        if !db.exists() {
-            return Err(crate::error::UserError::new("no_index", format!("nothing is indexed yet: no database at {}", db.display()))
+        if let Some(none) = crate::store::no_database(db) {
+            return Err(crate::error::UserError::new("no_index", format!("nothing is indexed yet: {none}"))
                 .with_hint("run `kebab ingest PATH` to index a folder of notes (`kebab init` first writes a config to edit)")
                 .into());
         }

@@ -154,8 +154,8 @@ impl Store {
     /// process may not write: then the file is opened as immutable (nobody is
     /// writing it, or we could not read it consistently anyway).
     fn open_readonly(path: &Path, why: ReadOnly) -> Result<Store> {
-        if !path.exists() {
-            return Err(UserError::new("no_index", format!("nothing is indexed yet: no database at {}", path.display()))
+        if let Some(none) = no_database(path) {
+            return Err(UserError::new("no_index", format!("nothing is indexed yet: {none}"))
                 .with_hint("run `kebab ingest PATH` (without --readonly) to index a folder of notes")
                 .into());
         }
@@ -289,6 +289,18 @@ impl Store {
     /// Refuses a write when the store was opened read-only.
     fn ensure_writable(&self) -> Result<()> {
         self.writable_for("this command")
+    }
+}
+
+/// Why there is no database to read at `path`, if there is none: no file
+/// there, or an empty one (0 bytes, as `touch` or a create cut short leaves
+/// it), which SQLite would take for a new database and a writable open would
+/// migrate. Reading commands say this rather than create or change a file.
+pub fn no_database(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Err(_) => Some(format!("no database at {}", path.display())),
+        Ok(m) if m.is_file() && m.len() == 0 => Some(format!("the database {} is empty (0 bytes)", path.display())),
+        Ok(_) => None,
     }
 }
 
