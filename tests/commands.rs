@@ -75,6 +75,25 @@ fn doctor_passes_on_a_healthy_setup_and_explains_a_broken_config() {
 }
 
 #[test]
+fn doctor_says_a_data_dir_does_not_exist_yet_and_does_not_create_it() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    let new = env.path("new");
+    let v = env.json(&["--data-dir", new.to_str().unwrap(), "doctor"]);
+    let data_dir = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "data dir").cloned().unwrap();
+    assert_eq!(data_dir["status"], "warn", "{v}");
+    assert!(data_dir["detail"].as_str().unwrap().contains("does not exist yet"), "{data_dir}");
+    assert!(data_dir["fix"].as_str().unwrap().contains("kebab ingest"), "{data_dir}");
+    assert_eq!(v["ok"], true, "a folder not made yet is no failure: {v}");
+    assert!(!new.exists(), "doctor created {}", new.display());
+    // A file in the way is: the folder could never be made.
+    let file = env.write("plain.txt", "not a folder");
+    let out = env.run(&["--data-dir", file.join("kebab").to_str().unwrap(), "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is a file, not a folder"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
 fn postings_left_stale_are_reported_searched_around_and_rebuilt_by_the_next_ingest() {
     let env = Env::new();
     env.write("notes/a.md", "# Tides\n\nThe moon pulls the oceans into tides.\n\n# Glaciers\n\nIce carves valleys slowly.\n");

@@ -156,8 +156,25 @@ fn data_dir_check(dir: &Path, readonly: bool) -> Check {
             Some("`kebab ingest` needs write access to the database and its folder".into()),
         );
     }
+    // Diagnosed, never created: the first `kebab ingest` makes the folder.
+    if !dir.exists() {
+        return match dir.ancestors().skip(1).find(|a| a.exists()) {
+            Some(a) if !a.is_dir() => check(
+                "data dir",
+                Status::Fail,
+                format!("{} cannot be created: {} is a file, not a folder", dir.display(), a.display()),
+                Some("point --data-dir / KEBAB_DATA_DIR elsewhere".into()),
+            ),
+            _ => check(
+                "data dir",
+                Status::Warn,
+                format!("{} does not exist yet", dir.display()),
+                Some("`kebab init` or `kebab ingest PATH` creates it".into()),
+            ),
+        };
+    }
     let probe = dir.join(".kebab-doctor-probe");
-    let result = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&probe, b"ok")).and_then(|_| std::fs::remove_file(&probe));
+    let result = std::fs::write(&probe, b"ok").and_then(|_| std::fs::remove_file(&probe));
     match result {
         Ok(()) => check("data dir", Status::Ok, format!("{} is writable", dir.display()), None),
         Err(e) => check(
