@@ -367,3 +367,28 @@ fn a_named_pipe_named_on_the_command_line_is_reported_not_passed_over_and_never_
         assert!(stderr.contains("skipped notes/pipe.md: not a regular file"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_symlink_to_a_device_named_on_the_command_line_is_reported_under_the_links_own_path() {
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    std::os::unix::fs::symlink("/dev/zero", env.path("notes/zero.md")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", env.path("notes/null")).unwrap();
+    for (link, args) in [("zero.md", vec![]), ("zero.md", vec!["--format", "txt"]), ("null", vec![])] {
+        let path = env.path(&format!("notes/{link}"));
+        let mut all = vec!["ingest"];
+        all.extend(&args);
+        all.push(path.to_str().unwrap());
+        let out = run_within(&env, &all, 30);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{all:?}: {stderr}");
+        // The link as the user named it, and why: not the device's own name, nor advice to pick a format.
+        assert!(stderr.contains(&format!("skipped notes/{link}: not a regular file")), "{all:?}: {stderr}");
+        assert!(!stderr.contains("dev/"), "{all:?}: {stderr}");
+    }
+    // Nothing was indexed under /dev either.
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let roots = env.json(&["stats"])["roots"].clone();
+    assert_eq!(roots.as_array().unwrap().len(), 1, "{roots}");
+    assert_eq!(roots[0]["name"], "notes", "{roots}");
+}

@@ -293,7 +293,7 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
     }
     let mut targets = Vec::new();
     for p in list {
-        let abs = std::fs::canonicalize(&p).map_err(|e| {
+        let abs = locate(&p).map_err(|e| {
             let origin = if from_config { " (from workspace.roots)" } else { "" };
             UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display()))
                 .with_hint("check the path exists and is readable")
@@ -301,6 +301,22 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
         targets.push(target_of(abs));
     }
     Ok(targets)
+}
+
+/// `p` made absolute with its symlinks resolved (`canonicalize`), except a
+/// link to a device, pipe or socket: that keeps the link's own name (in its
+/// resolved folder), so it is reported as the path the user named, not as
+/// `/dev/zero`. Such a file is never read, so it has no index path of its own.
+fn locate(p: &Path) -> std::io::Result<PathBuf> {
+    let abs = std::fs::canonicalize(p)?;
+    let special = std::fs::metadata(&abs).is_ok_and(|m| !m.is_dir() && !m.is_file());
+    match (p.parent(), p.file_name()) {
+        (Some(parent), Some(name)) if special => {
+            let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+            Ok(std::fs::canonicalize(parent)?.join(name))
+        }
+        _ => Ok(abs),
+    }
 }
 
 /// What walks `abs` (a canonical path): the folder itself, or a file as a
@@ -364,6 +380,9 @@ struct Walk {
     present: Vec<String>,
 }
 
+const NOT_REGULAR: &str = "not a regular file (a named pipe, socket or device); kebab reads only regular files";
+const USE_FORMAT: &str = "use --format md|txt|jsonl|html|pdf to read it as one of those";
+
 fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
     let mut found = Vec::new();
     let mut errors = Vec::new();
@@ -401,14 +420,13 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
             }
             // A file named on the command line is never passed over in silence.
             if entry.depth() == 0 && !ft.is_dir() {
-                let what = match entry.path().extension() {
-                    Some(e) => format!("unsupported extension .{}", e.to_string_lossy()),
-                    None => "no extension to tell its type".into(),
+                let reason = match entry.path().extension() {
+                    // No format makes a device readable: say what it is.
+                    _ if meta.as_ref().is_ok_and(|m| !m.is_file()) => NOT_REGULAR.into(),
+                    Some(e) => format!("unsupported extension .{}; {USE_FORMAT}", e.to_string_lossy()),
+                    None => format!("no extension to tell its type; {USE_FORMAT}"),
                 };
-                errors.push(Skipped {
-                    path: rel_of(entry.path()),
-                    reason: format!("{what}; use --format md|txt|jsonl|html|pdf to read it as one of those"),
-                });
+                errors.push(Skipped { path: rel_of(entry.path()), reason });
             }
             continue;
         };
@@ -421,10 +439,9 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
             }),
             // A named pipe, socket or device: reading it could wait forever
             // or never end. Passed over in a folder; reported when named.
-            Ok(m) if entry.depth() == 0 && !m.is_dir() => errors.push(Skipped {
-                path: rel_of(entry.path()),
-                reason: "not a regular file (a named pipe, socket or device); kebab reads only regular files".into(),
-            }),
+            Ok(m) if entry.depth() == 0 && !m.is_dir() => {
+                errors.push(Skipped { path: rel_of(entry.path()), reason: NOT_REGULAR.into() })
+            }
             Ok(_) => {}
             Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
         }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Summary, Target, expand_root, relative, target_of};
+use super::{Summary, Target, expand_root, locate, relative, target_of};
 use crate::config::Config;
 use crate::error::UserError;
 use crate::store::Store;
@@ -58,7 +58,7 @@ pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<
     }
     let (mut targets, mut gone) = (Vec::new(), Vec::new());
     for p in list {
-        match std::fs::canonicalize(&p) {
+        match locate(&p) {
             Ok(abs) => targets.push(target_of(abs)),
             Err(error) => gone.push(Gone { path: resolved(&p), error }),
         }
