@@ -155,6 +155,31 @@ fn jsonl_records_become_documents_and_bad_lines_are_skipped() {
 }
 
 #[test]
+fn the_summary_counts_bad_jsonl_lines_apart_from_skipped_files() {
+    let env = Env::new();
+    env.write("notes/good.md", "# Good\n\nOtters float on their backs.\n");
+    env.write("notes/latin1.md", b"caf\xe9 au lait\n");
+    env.write("notes/binary.txt", b"x\0y");
+    let lines = ["{\"_id\":\"a\",\"text\":\"alpha\"}", "not json", "[1]", "{\"_id\":\"b\"}", "{\"_id\":\"c\",\"text\":\"gamma\"}"];
+    env.write("notes/recs.jsonl", lines.join("\n") + "\n");
+    let notes = env.notes();
+    let s = env.json(&["ingest", notes.to_str().unwrap()]);
+    // `skipped` keeps counting every entry of skipped_files; `skipped_records` says how many are lines.
+    assert_eq!((s["skipped"].as_u64(), s["skipped_records"].as_u64()), (Some(5), Some(3)), "{s}");
+    assert_eq!(s["skipped_files"].as_array().unwrap().len(), 5, "{s}");
+
+    std::fs::remove_dir_all(env.path("data")).unwrap();
+    let out = env.ok(&["ingest", notes.to_str().unwrap()]);
+    assert!(out.contains("; 2 files skipped, 3 records skipped;"), "{out}");
+    // With no bad line the count reads as before.
+    std::fs::remove_file(env.path("notes/recs.jsonl")).unwrap();
+    std::fs::remove_dir_all(env.path("data")).unwrap();
+    let out = env.ok(&["ingest", notes.to_str().unwrap()]);
+    assert!(out.contains("; 2 skipped;"), "{out}");
+    assert_eq!(env.json(&["ingest", "--force", notes.to_str().unwrap()])["skipped_records"], 0);
+}
+
+#[test]
 fn cr_only_line_endings_are_lines_so_citations_name_the_right_ones() {
     let env = Env::new();
     // Old Mac files: a lone `\r` ends each line.

@@ -219,9 +219,14 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
             s.unchanged, s.files_seen
         ))?;
     } else {
+        // Bad JSONL lines are counted apart from the files skipped whole.
+        let skipped = match s.skipped_records {
+            0 => format!("{} skipped", s.skipped),
+            records => format!("{} files skipped, {records} records skipped", s.skipped - records),
+        };
         ctx.out.line(format!(
-            "{} files; documents: {} added, {} updated, {} unchanged, {} removed; {} skipped; {} chunks written",
-            s.files_seen, s.added, s.updated, s.unchanged, s.removed, s.skipped, s.chunks_written
+            "{} files; documents: {} added, {} updated, {} unchanged, {} removed; {skipped}; {} chunks written",
+            s.files_seen, s.added, s.updated, s.unchanged, s.removed, s.chunks_written
         ))?;
         let rate = s.bytes_read as f64 / secs.max(1e-3);
         ctx.out.line(format!("read {} in {secs:.2} s ({}/s)", human_bytes(s.bytes_read), human_bytes(rate as u64)))?;

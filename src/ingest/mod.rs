@@ -73,7 +73,11 @@ pub struct Summary {
     pub added: usize,
     pub updated: usize,
     pub unchanged: usize,
+    /// Every entry of `skipped_files`: files not indexed, and JSONL lines.
     pub skipped: usize,
+    /// Of `skipped`, the JSONL lines (records) not indexed, listed as
+    /// `FILE:LINE`; the rest are whole files.
+    pub skipped_records: usize,
     pub removed: usize,
     /// Documents whose files are gone but were kept because `--prune` was not given.
     pub missing: usize,

@@ -249,6 +249,7 @@ fn write_files(
         };
         (tally.on)(Event::File { path: &display, bytes: cand.bytes, what });
         for bad in bad_lines {
+            tally.summary.skipped_records += 1;
             tally.skipped(Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason });
         }
     }
