@@ -134,7 +134,7 @@ impl Value {
 
 /// Whether lowercased text writes a sum of money: a number with a currency
 /// word after it (`18,000 won`, `12만원`, `3만2천원`) or a currency sign
-/// beside it (`$4.50`). `won't` is not one.
+/// beside it (`$4.50`), or says it was free (`무료`). `won't` is not one.
 fn has_money(lower: &str) -> bool {
     let chars: Vec<char> = lower.chars().collect();
     let signed = chars.iter().enumerate().any(|(i, c)| {
@@ -152,7 +152,9 @@ fn has_money(lower: &str) -> bool {
                 !rest.is_empty() && after(rest)
             }
     });
-    signed || worded
+    // Nothing to pay is a price too.
+    let free = tokens.iter().map(|t| t.trim_matches(|c: char| !c.is_alphanumeric())).any(|t| t == "free" || t.starts_with("무료") || t.starts_with("공짜"));
+    signed || worded || free
 }
 
 const CAUSAL: &[&str] = &[
