@@ -273,6 +273,19 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
                 && (!price || !names_price(&t.word))
         })
         .collect();
+    // "per month", `한 달에`: how often, not what it is about, when the
+    // question names something else ("piano lessons a month").
+    let rates: Vec<&str> = all
+        .windows(2)
+        .filter(|w| RATE_WORDS.contains(&w[0].as_str()) && RATE_UNITS.contains(&w[1].as_str()))
+        .flat_map(|w| [w[0].as_str(), w[1].as_str()])
+        .chain(all.iter().map(String::as_str).filter(|w| RATES_KO.contains(w)))
+        .collect();
+    let topic: Vec<Term> = if topic.iter().all(|t| rates.contains(&t.word.as_str())) {
+        topic
+    } else {
+        topic.into_iter().filter(|t| !rates.contains(&t.word.as_str())).collect()
+    };
     // "show me an example" names no topic of its own: it asks for an example
     // of what the conversation is about.
     if topic.iter().all(|t| EXAMPLE_ASKS.contains(&strip_particle(&t.word))) { Vec::new() } else { topic }
@@ -282,6 +295,12 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
 /// some sample code", "예를 들어 주세요", "예시를 보여줘"): a topic only when
 /// the question names something else too ("document an example").
 const EXAMPLE_ASKS: &[&str] = &["show", "give", "example", "examples", "sample", "samples", "code", "들어", "예시", "보여", "보여줘", "보여주세요"];
+
+/// What a rate is per, after `RATE_WORDS` ("per month", "each week", `한
+/// 달에`), and Korean words that say it alone (`하루에`, `매달`).
+const RATE_WORDS: &[&str] = &["per", "a", "an", "each", "every", "한", "1"];
+const RATE_UNITS: &[&str] = &["month", "week", "day", "year", "hour", "달에", "주에", "해에", "시간에"];
+const RATES_KO: &[&str] = &["하루에", "일주일에", "한달에", "매달", "매주", "매일", "매년"];
 
 /// What "how …" asks to measure ("how long does it ferment?"), and "how
 /// come?", which asks why.
@@ -485,6 +504,15 @@ mod tests {
         // A copula is read off like a particle: `꿀이야` is about `꿀`.
         assert_eq!(strip_particle("꿀이야"), "꿀");
         assert_eq!(strip_particle("역할이에요"), "역할");
+    }
+
+    #[test]
+    fn a_rate_says_how_often_not_what_about() {
+        assert_eq!(topic("how many hours does the script save each week?"), ["hours", "script", "save"]);
+        assert_eq!(topic("피아노 학원비 한 달에 얼마야"), ["피아노", "학원비"]);
+        assert_eq!(topic("재활 치료는 일주일에 몇 번 받으셔?"), ["재활", "치료는", "번", "받으셔"]);
+        // A rate alone is what is asked about.
+        assert_eq!(topic("what do I do every day?"), ["every", "day"]);
     }
 
     #[test]
