@@ -540,6 +540,28 @@ fn a_short_sections_heading_says_what_its_sentence_answers() {
 }
 
 #[test]
+fn a_count_in_the_question_brings_no_sentence_of_its_own_and_at_once_is_no_topic() {
+    // "does sqlite allow two writers at once?" quoted "Two feeds in a row at
+    // 1:5:5 bring it back." from the sourdough note: the answerer brings a
+    // sentence for each question word the others miss, and "two" was one.
+    let env = builtin_notes_env(&[
+        (
+            "wal.md",
+            "# SQLite write-ahead logging\n\nIn rollback-journal mode a writer blocks every reader. With WAL, SQLite allows readers \
+             to keep reading the last snapshot while one writer appends to the log.\n",
+        ),
+        ("starter.md", "# Starter\n\nA sluggish starter needs warmth. Two feeds in a row at 1:5:5 bring it back.\n"),
+        ("tea.md", TEA),
+    ]);
+    // "at once" says together, not a topic the notes lack (it was refused).
+    for q in ["can sqlite have two writers?", "does sqlite allow two writers at once?"] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("grounded") && out.contains("one writer"), "{q}: {out}");
+        assert!(!out.contains("Two feeds") && !out.contains("two minutes"), "{q}: {out}");
+    }
+}
+
+#[test]
 fn a_question_asking_a_price_is_answered_by_a_sum_of_money_or_refused() {
     // "What did Gamcheon village cost?" quoted the sentence about the walk,
     // and "How much did the guesthouse cost?" was refused: "cost" counted as

@@ -318,6 +318,9 @@ fn measures(word: &str, next: &str) -> bool {
         "phone" | "telephone" => matches!(next, "number" | "numbers"),
         "email" | "mail" => matches!(next, "address" | "addresses"),
         "what" => next == "time",
+        // "two writers at once", "at the same time": together, not a topic.
+        "at" => next == "once",
+        "same" => next == "time",
         "얼마나" => true,
         _ => false,
     }

@@ -377,7 +377,9 @@ fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Questi
     let mut order: Vec<usize> = (0..q.terms.len()).collect();
     order.sort_by(|&a, &b| q.weights[b].total_cmp(&q.weights[a]));
     for t in order.iter().map(|&k| q.terms[k].as_str()) {
-        if chosen.len() == MAX_QUOTES || chosen.iter().any(|&c| covers(c, t)) {
+        // A count ("two writers") is said of the topic, not a topic to find
+        // a sentence for: "two" alone brought a line about two feeds.
+        if chosen.len() == MAX_QUOTES || chosen.iter().any(|&c| covers(c, t)) || is_count(t) {
             continue;
         }
         if let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= best * MISSING_SHARE && covers(*i, t) && !dup(&chosen, *i)) {
@@ -385,6 +387,13 @@ fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Questi
         }
     }
     chosen
+}
+
+/// Whether a (stemmed) question word is a count: a number, or one of the
+/// words for the small ones.
+fn is_count(term: &str) -> bool {
+    const COUNTS: &[&str] = &["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "하나", "둘", "셋", "넷", "두", "세", "네"];
+    term.chars().all(|c| c.is_ascii_digit()) || COUNTS.contains(&term) || COUNTS.iter().any(|c| score::stem(c) == term)
 }
 
 /// Unit `at`, or when it is a sentence asking a question, the first one
