@@ -562,6 +562,25 @@ fn a_count_in_the_question_brings_no_sentence_of_its_own_and_at_once_is_no_topic
 }
 
 #[test]
+fn a_how_to_question_brings_the_command_under_a_sentence_that_names_none() {
+    // "how do I reset the WAL file?" quoted the paragraph on checkpoints
+    // but not the command under it.
+    let env = builtin_notes_env(&[
+        (
+            "wal.md",
+            "# SQLite write-ahead logging\n\n## Checkpoints\n\nThe WAL file grows until a checkpoint copies its pages back into the \
+             main database. A reader that holds an old snapshot open can stop the checkpoint from resetting the file.\n\n\
+             ```sql\nPRAGMA wal_checkpoint(TRUNCATE);\n```\n",
+        ),
+        ("tea.md", TEA),
+        ("starter.md", "# Starter\n\nA sluggish starter needs warmth. Two feeds in a row at 1:5:5 bring it back.\n"),
+        ("bike.md", "# Bike\n\nThe chain wants oil every 300 km, and the tyres 4 bar.\n"),
+    ]);
+    let out = env.ok(&["ask", "how do I reset the WAL file?"]);
+    assert!(out.contains("grounded") && out.contains("checkpoint") && out.contains("PRAGMA wal_checkpoint(TRUNCATE);"), "{out}");
+}
+
+#[test]
 fn a_question_asking_a_price_is_answered_by_a_sum_of_money_or_refused() {
     // "What did Gamcheon village cost?" quoted the sentence about the walk,
     // and "How much did the guesthouse cost?" was refused: "cost" counted as

@@ -342,8 +342,12 @@ pub fn answer(g: &Grounding) -> String {
         // Only questions of the notes' own matched: quote the best as it is.
         quotes.push(chosen[0]);
     }
-    // An example question wants code: the block nearest the best sentence, in its entry.
-    if kind == AskKind::Example
+    // An example question wants code, and so does a "how do I" whose best
+    // sentence names none (the command is in the block under it): the block
+    // nearest the best sentence, in its entry.
+    let best_names_code = all[chosen[0]].quoted_with(chosen[0]).any(|i| all[i].kind == UnitKind::Code || all[i].text.contains('`'));
+    let wants_code = kind == AskKind::Example || (kind == AskKind::HowTo && !best_names_code);
+    if wants_code
         && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code)
         && let Some(code) = nearest_code(&all, chosen[0])
     {
