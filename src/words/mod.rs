@@ -383,7 +383,7 @@ mod tests {
     use super::*;
 
     /// A question's topic words as the gate reads them.
-    fn topic(q: &str) -> Vec<String> {
+    pub(super) fn topic(q: &str) -> Vec<String> {
         topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect()
     }
 

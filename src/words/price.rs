@@ -64,11 +64,7 @@ pub(super) fn names_price(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::{Negation, topic_terms};
-
-    fn topic(q: &str) -> Vec<String> {
-        topic_terms(q, Negation::Drop).into_iter().map(|t| t.word).collect()
-    }
+    use crate::words::tests::topic;
 
     #[test]
     fn a_price_is_asked_surely_by_paying_and_of_priced_notes_by_costing() {

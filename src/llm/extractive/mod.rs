@@ -285,8 +285,7 @@ pub fn answer(g: &Grounding) -> String {
     // question's topic as any (the dentist's, not the plumber's number).
     // "How much does it cost?" asks for a price of notes that write prices;
     // of others, what it costs in speed or time.
-    let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
-    let priced = || all.iter().any(|u| score::Value::Money.in_entry(&u.text, entry(u.n)));
+    let priced = || g.evidence.iter().any(|(_, text)| score::writes_prices(text));
     let asked = score::Value::asked(&g.question)
         .or_else(|| (words::asks_price(&g.question) == Some(words::PriceAsk::IfPriced) && priced()).then_some(score::Value::Money));
     if let Some(value) = asked {
@@ -308,6 +307,7 @@ pub fn answer(g: &Grounding) -> String {
         // The value may be in the sentence after the one naming the topic
         // ("The guesthouse was near the beach. Two nights were 300,000 won."),
         // which the best sentence brings with it.
+        let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
         let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n)));
         touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
         if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {

@@ -93,16 +93,7 @@ impl Value {
     /// of money in an entry that names its currency once ("Numbers in
     /// euros." over a budget table).
     pub fn in_entry(self, text: &str, entry: &str) -> bool {
-        let amount = |t: &str| {
-            let t = t.trim_matches(|c: char| !c.is_alphanumeric());
-            let year = t.len() == 4 && (t.starts_with("19") || t.starts_with("20"));
-            t.chars().filter(char::is_ascii_digit).count() >= 2 && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c)) && !year
-        };
-        self.in_text(text)
-            || self == Value::Money && text.split_whitespace().any(amount) && {
-                let lower = entry.to_lowercase();
-                has_money(&lower) || words::words(&lower).iter().any(|w| CURRENCY.contains(&w.as_str()))
-            }
+        self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && writes_prices(entry)
     }
 
     /// Whether `text` holds a value of this kind.
@@ -127,14 +118,15 @@ impl Value {
                     || ["am", "pm", "a.m", "p.m", "o'clock", "o’clock"].iter().any(|s| after.starts_with(s))
                     || (rest.starts_with('시') && !rest.starts_with("시간"))
             }) || words::words(&lower).iter().any(|w| ["noon", "midnight", "정오", "자정"].contains(&w.as_str())),
-            Value::Money => has_money(&lower),
+            // Nothing to pay is a price too.
+            Value::Money => has_money(&lower) || lower.split_whitespace().map(bare).any(|t| t == "free" || t.starts_with("무료") || t.starts_with("공짜")),
         }
     }
 }
 
 /// Whether lowercased text writes a sum of money: a number with a currency
 /// word after it (`18,000 won`, `12만원`, `3만2천원`) or a currency sign
-/// beside it (`$4.50`), or says it was free (`무료`). `won't` is not one.
+/// beside it (`$4.50`). `won't` is not one.
 fn has_money(lower: &str) -> bool {
     let chars: Vec<char> = lower.chars().collect();
     let signed = chars.iter().enumerate().any(|(i, c)| {
@@ -143,7 +135,7 @@ fn has_money(lower: &str) -> bool {
     let tokens: Vec<&str> = lower.split_whitespace().collect();
     let number = |t: &str| t.chars().any(|c| c.is_ascii_digit()) && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c));
     let worded = tokens.iter().enumerate().any(|(i, t)| {
-        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+        let t = bare(t);
         // A number and its currency, apart (`129,000 won`) or together (`18,000won`, `6,500원`, `3만2천원`).
         let after = |rest: &str| CURRENCY.iter().chain(CURRENCY_KO).any(|c| rest.starts_with(c));
         (number(t) && tokens.get(i + 1).is_some_and(|n| after(n.trim_start_matches(|c: char| !c.is_alphanumeric()))))
@@ -152,9 +144,28 @@ fn has_money(lower: &str) -> bool {
                 !rest.is_empty() && after(rest)
             }
     });
-    // Nothing to pay is a price too.
-    let free = tokens.iter().map(|t| t.trim_matches(|c: char| !c.is_alphanumeric())).any(|t| t == "free" || t.starts_with("무료") || t.starts_with("공짜"));
-    signed || worded || free
+    signed || worded
+}
+
+/// Whether an evidence entry writes prices: a sum of money, or a currency
+/// named over bare numbers ("Numbers in euros." over a budget table). Not
+/// "free", which a programmer's notes say of memory.
+pub fn writes_prices(entry: &str) -> bool {
+    let lower = entry.to_lowercase();
+    has_money(&lower) || words::words(&lower).iter().any(|w| CURRENCY.contains(&w.as_str())) && lower.split_whitespace().any(is_amount)
+}
+
+/// Whether a whitespace-separated token is a bare amount: digits (with `,`
+/// or `.`), at least two, not a year.
+fn is_amount(token: &str) -> bool {
+    let t = bare(token);
+    let year = t.len() == 4 && (t.starts_with("19") || t.starts_with("20"));
+    t.chars().filter(char::is_ascii_digit).count() >= 2 && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c)) && !year
+}
+
+/// A token without the punctuation around it.
+fn bare(token: &str) -> &str {
+    token.trim_matches(|c: char| !c.is_alphanumeric())
 }
 
 const CAUSAL: &[&str] = &[
