@@ -192,3 +192,26 @@ fn human_output_lists_path_lines_and_section() {
     let first = out.lines().next().unwrap();
     assert!(first.starts_with(" 1. notes/guide.md:10-12 · Field guide > Owls"), "{out}");
 }
+
+#[test]
+fn notes_whose_names_end_in_a_multibyte_character_before_the_extension_are_found() {
+    // The last four bytes of `café.md` written decomposed (NFD: `e` + U+0301)
+    // and of `resumé.md` start inside a character; finding them must not crash.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/cafe\u{301}.md", "# Cafe\n\nThe espresso machine needs descaling monthly.\n");
+    env.write("notes/resum\u{e9}.md", "# Resume\n\nThe gardener prunes roses in March.\n");
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    for (query, name) in [("espresso descaling", "cafe\u{301}.md"), ("gardener roses", "resum\u{e9}.md")] {
+        let v = env.json(&["search", query]);
+        assert_eq!(v["hits"][0]["citation"]["kind"], "line", "{v}");
+        assert_eq!(v["hits"][0]["doc_path"], format!("notes/{name}"), "{v}");
+        let out = env.run(&["search", query]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+    let out = env.run(&["ask", "What does the espresso machine need?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("descaling"), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -28,8 +28,10 @@ impl CitationKind {
     /// A chunk of the document at `path` is cited by page when the document
     /// is a PDF (ingest reads every `.pdf` as one, whatever `--format` says).
     pub fn of_path(path: &str) -> CitationKind {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        if name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(".pdf") { CitationKind::Page } else { CitationKind::Line }
+        // Bytes, not a str slice: the last four bytes of `café.md` (NFD) or
+        // `카페.md` start inside a character.
+        let name = path.rsplit('/').next().unwrap_or(path).as_bytes();
+        if name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".pdf") { CitationKind::Page } else { CitationKind::Line }
     }
 }
 
