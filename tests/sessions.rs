@@ -304,3 +304,31 @@ fn an_answers_line_break_in_a_found_snippet_prints_as_a_space() {
     let doc = env.json(&["sessions", "search", "hydration"]);
     assert!(doc["hits"][0]["snippet"].as_str().unwrap().contains(".\" [#1]\n\"«Hydration»"), "{doc}");
 }
+
+#[test]
+fn a_repl_whose_session_another_process_removed_starts_it_again_with_the_next_question() {
+    let env = research_env();
+    let mut repl = common::spawn_piped(&mut env.cmd(&["--repl", "--session", "desk"]));
+    let mut stdin = repl.stdin.take().unwrap();
+    writeln!(stdin, "How did you count varroa mites?").unwrap();
+    let saved = |env: &common::Env| env.run(&["--json", "sessions", "show", "desk"]).status.success();
+    let start = std::time::Instant::now();
+    while !saved(&env) {
+        assert!(start.elapsed().as_secs() < 60, "the REPL's first turn was never saved");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    env.ok(&["sessions", "rm", "desk"]);
+    writeln!(stdin, "How long does one alcohol wash take?").unwrap();
+    writeln!(stdin, ":history").unwrap();
+    drop(stdin);
+    let out = repl.wait_with_output().unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(out.status.success(), "{stdout}\n{err}");
+    assert!(!stdout.contains("error:") && !stdout.contains("FOREIGN KEY"), "{stdout}");
+    assert!(err.contains("session desk was removed by another process"), "{err}");
+    assert!(stdout.contains("  1. How long does one alcohol wash take?"), "{stdout}");
+    let v = env.json(&["sessions", "show", "desk"]);
+    let turns = v["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 1, "{v}");
+    assert_eq!(turns[0]["question"], "How long does one alcohol wash take?");
+}

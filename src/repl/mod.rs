@@ -129,6 +129,17 @@ impl Repl {
         let readonly = self.kb.store.is_readonly();
         // A question refused outright creates no session.
         self.kb.check_length(question)?;
+        // Another process may have removed (or renamed) this session since: follow
+        // the name, so the turn is saved to the session the prompt names.
+        if let Some(c) = &self.conversation {
+            let now = session::find(&self.kb.store, &self.name)?;
+            if now.as_ref().map(|n| n.id) != Some(c.id) {
+                if now.is_none() {
+                    self.out.notice(format!("session {} was removed by another process: this question starts it again", self.name));
+                }
+                self.conversation = now;
+            }
+        }
         if self.conversation.is_none() && !readonly {
             self.conversation = Some(session::open_or_create(&self.kb.store, &self.name)?);
         }
