@@ -227,3 +227,26 @@ fn a_count_of_zero_is_a_clear_error_in_ask_search_and_session_search() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_usage_error_in_json_names_the_argument_and_the_value() {
+    let env = Env::new();
+    let out = env.run(&["--json", "search", "foo", "-k", "abc"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], "error.v1");
+    assert_eq!(v["code"], "usage");
+    let message = v["message"].as_str().unwrap();
+    assert!(message.contains("'abc'") && message.contains("-k"), "{v}");
+    let out = env.run(&["--json", "search", "foo", "--mode", "bogus"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["message"].as_str().unwrap().contains("'bogus'"), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("lexical, vector, hybrid"), "{v}");
+    let out = env.run(&["--json", "serch", "foo"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["message"].as_str().unwrap().contains("'serch'"), "{v}");
+    assert!(v["hint"].as_str().unwrap().contains("'search'"), "{v}");
+    let out = env.run(&["--json", "search"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["message"].as_str().unwrap().contains("<QUERY>"), "{v}");
+}

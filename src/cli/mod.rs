@@ -212,13 +212,7 @@ pub fn main() -> i32 {
                 return report(out, &not_utf8_argument());
             }
             if code != 0 && json {
-                let doc = ErrorDoc {
-                    schema_version: "error.v1",
-                    code: "usage".into(),
-                    message: e.kind().to_string(),
-                    hint: Some("run `kebab --help`".into()),
-                };
-                let _ = Output { json: true, quiet: true, color: ColorChoice::Never, roots: Default::default() }.json(&doc);
+                let _ = Output { json: true, quiet: true, color: ColorChoice::Never, roots: Default::default() }.json(&usage_error(&e));
             }
             let _ = e.print();
             return code;
@@ -230,6 +224,25 @@ pub fn main() -> i32 {
         Err(err) if error::is_broken_pipe(&err) => 0,
         Err(err) => report(out, &err),
     }
+}
+
+/// `error.v1` for a command line clap refused: its message names the argument
+/// and the value (`invalid value 'abc' for '-k <N>': …`), as the text does;
+/// clap's tip (`a similar subcommand exists: 'search'`) leads the hint.
+fn usage_error(e: &clap::Error) -> ErrorDoc {
+    let text = e.render().to_string();
+    let mut blocks = text.split("\n\n");
+    let head = blocks.next().unwrap_or_default();
+    let message: Vec<&str> = head.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message).to_string();
+    let tip = blocks.flat_map(str::lines).find_map(|l| l.trim().strip_prefix("tip: "));
+    let hint = match tip {
+        Some(tip) => format!("{tip}; run `kebab --help`"),
+        None => "run `kebab --help`".into(),
+    };
+    let message = if message.is_empty() { e.kind().to_string() } else { message };
+    ErrorDoc { schema_version: "error.v1", code: "usage".into(), message, hint: Some(hint) }
 }
 
 /// Prints a failed command's `error:` and `hint:` lines (and `error.v1` with
