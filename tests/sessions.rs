@@ -332,3 +332,19 @@ fn a_repl_whose_session_another_process_removed_starts_it_again_with_the_next_qu
     assert_eq!(turns.len(), 1, "{v}");
     assert_eq!(turns[0]["question"], "How long does one alcohol wash take?");
 }
+
+#[test]
+fn renaming_onto_a_taken_name_is_refused_with_what_to_do_and_both_sessions_stay() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    env.ok(&["ask", "--session", "other", "What did the Wexmoor hives average in 2024?"]);
+    let out = env.run(&["--json", "sessions", "rename", "draft", "other"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "exists");
+    assert!(v["hint"].as_str().unwrap_or_default().contains("kebab sessions rm other"), "{v}");
+    for (name, question) in [("draft", "How did you count varroa mites?"), ("other", "What did the Wexmoor hives average in 2024?")] {
+        let v = env.json(&["sessions", "show", name]);
+        assert_eq!(v["turns"][0]["question"], question, "{v}");
+    }
+}

@@ -171,7 +171,9 @@ pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
     check_name(new)?;
     let c = get(store, old)?;
     if find(store, new)?.is_some() {
-        return Err(UserError::new("exists", format!("a session named {new:?} already exists")).into());
+        return Err(UserError::new("exists", format!("a session named {new:?} already exists"))
+            .with_hint(format!("pick another name, or remove that session first (`kebab sessions rm {new}`)"))
+            .into());
     }
     store.rename_conversation(c.id, new)
 }
