@@ -348,3 +348,19 @@ fn renaming_onto_a_taken_name_is_refused_with_what_to_do_and_both_sessions_stay(
         assert_eq!(v["turns"][0]["question"], question, "{v}");
     }
 }
+
+#[test]
+fn sessions_rm_rename_and_export_to_a_file_print_one_json_document_with_json() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let v = env.json(&["sessions", "rename", "draft", "mites"]);
+    assert_eq!(v["schema_version"], "session_change.v1", "{v}");
+    assert_eq!((v["action"].as_str(), v["name"].as_str(), v["from"].as_str()), (Some("renamed"), Some("mites"), Some("draft")));
+    assert_eq!(v["turns"], 1);
+    let file = env.path("mites.md");
+    let v = env.json(&["sessions", "export", "mites", "-o", file.to_str().unwrap()]);
+    assert_eq!((v["action"].as_str(), v["path"].as_str()), (Some("exported"), file.to_str()), "{v}");
+    assert!(std::fs::read_to_string(&file).unwrap().starts_with("# Session mites\n"));
+    let v = env.json(&["sessions", "rm", "mites"]);
+    assert_eq!((v["action"].as_str(), v["name"].as_str(), v["turns"].as_i64()), (Some("removed"), Some("mites"), Some(1)), "{v}");
+}

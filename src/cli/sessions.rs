@@ -1,6 +1,7 @@
 //! `kebab sessions list | show | export | rm | rename | fork | search`: the
 //! saved conversations. `--json` prints `session.v1` documents (and
-//! `session_search.v1` for a search).
+//! `session_search.v1` for a search, `session_change.v1` for what `rm`,
+//! `rename` and `export -o` did).
 
 use std::path::PathBuf;
 
@@ -56,6 +57,30 @@ pub enum Format {
     Json,
 }
 
+/// `session_change.v1`: what `rm`, `rename` or `export -o` did, so a script
+/// running them with `--json` gets one JSON document as every command gives.
+#[derive(Serialize)]
+struct ChangeDoc<'a> {
+    schema_version: &'static str,
+    /// `removed`, `renamed` or `exported`.
+    action: &'static str,
+    /// The session's name (after a rename, the new one).
+    name: &'a str,
+    /// A rename's old name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    turns: i64,
+    /// The file an export wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+}
+
+impl<'a> ChangeDoc<'a> {
+    fn new(action: &'static str, name: &'a str, turns: i64) -> ChangeDoc<'a> {
+        ChangeDoc { schema_version: "session_change.v1", action, name, from: None, turns, path: None }
+    }
+}
+
 #[derive(Serialize)]
 struct SearchDoc {
     schema_version: &'static str,
@@ -102,7 +127,12 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                         UserError::new("bad_input", format!("cannot write {}: {e}", path.display()))
                             .with_hint("give -o a file name in a folder that exists and that you may write")
                     })?;
-                    ctx.out.notice(format!("exported {} to {}", session::turns_phrase(doc.turns.len() as i64), path.display()));
+                    let turns = doc.turns.len() as i64;
+                    if ctx.out.json {
+                        let path = Some(path.to_string_lossy().into_owned());
+                        ctx.out.json(&ChangeDoc { path, ..ChangeDoc::new("exported", &name, turns) })?;
+                    }
+                    ctx.out.notice(format!("exported {} to {}", session::turns_phrase(turns), path.display()));
                 }
                 // A file keeps the text as saved; a terminal never gets raw
                 // escape sequences from the notes.
@@ -114,11 +144,18 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         Command::Rm { name } => {
             store.writable_for("removing a session")?;
             let turns = session::remove(&store, &name)?;
+            if ctx.out.json {
+                ctx.out.json(&ChangeDoc::new("removed", &name, turns))?;
+            }
             ctx.out.notice(format!("removed session {} ({})", one_line(&name), session::turns_phrase(turns)));
         }
         Command::Rename { old, new } => {
             store.writable_for("renaming a session")?;
             session::rename(&store, &old, &new)?;
+            if ctx.out.json {
+                let turns = session::turn_count(&store, session::get(&store, &new)?.id)?;
+                ctx.out.json(&ChangeDoc { from: Some(&old), ..ChangeDoc::new("renamed", &new, turns) })?;
+            }
             ctx.out.notice(format!("renamed session {} to {}", one_line(&old), one_line(&new)));
         }
         Command::Fork { name, new, at } => {
