@@ -250,3 +250,23 @@ fn a_usage_error_in_json_names_the_argument_and_the_value() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["message"].as_str().unwrap().contains("<QUERY>"), "{v}");
 }
+
+#[test]
+fn kebab_variables_set_but_empty_count_as_unset() {
+    let env = Env::new();
+    let out = env
+        .cmd(&["--json", "config", "path"])
+        .env("KEBAB_CONFIG", "")
+        .env("KEBAB_DATA_DIR", "")
+        .env("KEBAB_READONLY", "")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["config_file"], env.config_file().to_str().unwrap());
+    assert_eq!(v["database"], env.database().to_str().unwrap());
+    // Not read-only: a write goes through.
+    env.write("notes/a.md", "# A\n\nAnything.\n");
+    let out = env.cmd(&["ingest", env.notes().to_str().unwrap()]).env("KEBAB_READONLY", "").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

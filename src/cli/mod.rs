@@ -201,6 +201,7 @@ pub fn main() -> i32 {
     if std::env::args_os().nth(1).is_some_and(|a| a == crate::ingest::pdf::HELPER_ARG) {
         return crate::ingest::pdf::helper_main();
     }
+    unset_empty_env();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -223,6 +224,18 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
         Err(err) => report(out, &err),
+    }
+}
+
+/// The variables that stand for global flags, set but empty (`KEBAB_CONFIG=`,
+/// `export KEBAB_DATA_DIR=$UNSET`), count as unset: clap would refuse them as
+/// `a value is required for '--config <FILE>'`, naming a flag nobody typed.
+fn unset_empty_env() {
+    for name in ["KEBAB_CONFIG", "KEBAB_DATA_DIR", "KEBAB_READONLY"] {
+        if std::env::var_os(name).is_some_and(|v| v.is_empty()) {
+            // SAFETY: the first thing `main` does, before any thread is started.
+            unsafe { std::env::remove_var(name) };
+        }
     }
 }
 
