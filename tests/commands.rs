@@ -270,3 +270,13 @@ fn kebab_variables_set_but_empty_count_as_unset() {
     let out = env.cmd(&["ingest", env.notes().to_str().unwrap()]).env("KEBAB_READONLY", "").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn the_repl_with_json_is_refused_as_json_not_answered_as_text() {
+    let env = Env::new();
+    let (code, out, err) = common::repl(&env, &["--json", "--repl"], "What is anything?\n");
+    assert_eq!(code, 1, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
+    assert_eq!((v["schema_version"].as_str(), v["code"].as_str()), (Some("error.v1"), Some("usage")), "{v}");
+    assert!(v["hint"].as_str().unwrap().contains("kebab --json ask --session"), "{v}");
+}

@@ -13,6 +13,13 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
+    // Prompts and streamed answers are for a person: on stdout they would break
+    // the one-JSON-document promise of `--json`.
+    if ctx.out.json {
+        return Err(crate::error::UserError::new("usage", "the REPL prints for a person and has no --json output")
+            .with_hint("drop --json; for JSON answers in a session run `kebab --json ask --session NAME QUESTION`")
+            .into());
+    }
     let (kb, mode, model_note) = ctx.kb(ctx.config()?, ctx.create_store()?, None)?;
     let history_file = ctx.paths.data_dir.join("repl_history");
     let shell = Repl::new(ctx.out.clone(), kb, mode, args.session.as_deref())?;
