@@ -305,6 +305,17 @@ pub fn fake_openai_embeddings(vector: fn(&str, bool) -> serde_json::Value) -> St
     url
 }
 
+/// A short note on tea: a second topic beside the one a test asks about.
+pub const TEA: &str = "# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n";
+
+/// Each question is answered, grounded, the answer opening with its quote.
+pub fn answers_open_with(env: &Env, cases: &[(&str, &str)]) {
+    for (q, opens) in cases {
+        let out = env.ok(&["ask", q]);
+        assert!(out.starts_with(opens) && out.contains("grounded"), "{q}: {out}");
+    }
+}
+
 /// A home with `notes` (name under notes/, text) indexed, answered by the
 /// built-in extractive model.
 pub fn builtin_notes_env(notes: &[(&str, &str)]) -> Env {
