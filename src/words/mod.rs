@@ -318,9 +318,9 @@ fn measures(word: &str, next: &str) -> bool {
         "phone" | "telephone" => matches!(next, "number" | "numbers"),
         "email" | "mail" => matches!(next, "address" | "addresses"),
         "what" => next == "time",
-        // "two writers at once", "at the same time": together, not a topic.
+        // "two writers at once": together, not a topic. ("At the same time"
+        // stays: notes say it in those words.)
         "at" => next == "once",
-        "same" => next == "time",
         "얼마나" => true,
         _ => false,
     }
