@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Env, file_lines, stderr};
+use common::{Env, builtin_notes_env, file_lines, stderr};
 
 fn indexed(env: &Env) {
     env.write(
@@ -197,12 +197,10 @@ fn human_output_lists_path_lines_and_section() {
 fn notes_whose_names_end_in_a_multibyte_character_before_the_extension_are_found() {
     // The last four bytes of `café.md` written decomposed (NFD: `e` + U+0301)
     // and of `resumé.md` start inside a character; finding them must not crash.
-    let env = Env::new();
-    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
-    env.write("notes/cafe\u{301}.md", "# Cafe\n\nThe espresso machine needs descaling monthly.\n");
-    env.write("notes/resum\u{e9}.md", "# Resume\n\nThe gardener prunes roses in March.\n");
-    let notes = env.notes();
-    env.ok(&["ingest", notes.to_str().unwrap()]);
+    let env = builtin_notes_env(&[
+        ("cafe\u{301}.md", "# Cafe\n\nThe espresso machine needs descaling monthly.\n"),
+        ("resum\u{e9}.md", "# Resume\n\nThe gardener prunes roses in March.\n"),
+    ]);
     for (query, name) in [("espresso descaling", "cafe\u{301}.md"), ("gardener roses", "resum\u{e9}.md")] {
         let v = env.json(&["search", query]);
         assert_eq!(v["hits"][0]["citation"]["kind"], "line", "{v}");

@@ -283,12 +283,8 @@ pub fn answer(g: &Grounding) -> String {
     // day) is answered only by what holds one: the rest is about the topic,
     // not the answer. And it must be in an entry as much about the
     // question's topic as any (the dentist's, not the plumber's number).
-    // "How much does it cost?" asks for a price of notes that write prices;
-    // of others, what it costs in speed or time.
     let priced = || g.evidence.iter().any(|(_, text)| score::writes_prices(text));
-    let asked = score::Value::asked(&g.question)
-        .or_else(|| (words::asks_price(&g.question) == Some(words::PriceAsk::IfPriced) && priced()).then_some(score::Value::Money));
-    if let Some(value) = asked {
+    if let Some(value) = score::Value::asked(&g.question, priced) {
         // How much of the topic each entry holds, once per entry, its
         // headings included (a list of prices under "Bathroom silicone").
         let mut about: Vec<(usize, f64)> = Vec::new();

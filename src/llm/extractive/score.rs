@@ -58,7 +58,11 @@ const CURRENCY_KO: &[&str] = &["원", "달러", "유로", "엔"];
 const CURRENCY_SIGNS: &[char] = &['$', '£', '€', '₩', '¥'];
 
 impl Value {
-    pub fn asked(question: &str) -> Option<Value> {
+    /// The value `question` asks for by name. A price is asked surely ("how
+    /// much did I pay") or only of notes that write prices ("how much does
+    /// it cost?", which of a programmer's notes asks about speed): `priced`
+    /// says whether they do, and is called only then.
+    pub fn asked(question: &str, priced: impl FnOnce() -> bool) -> Option<Value> {
         let q = format!(" {} ", question.to_lowercase());
         let has = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
         if has(&["phone number", "telephone number", "전화번호"]) {
@@ -67,10 +71,12 @@ impl Value {
             Some(Value::Email)
         } else if has(&[" what time ", "몇 시에", "몇 시야", "몇 시예요", "몇 시부터", "몇 시까지", "몇시"]) && !q.contains("몇시간") {
             Some(Value::Clock)
-        } else if words::asks_price(question) == Some(words::PriceAsk::Surely) {
-            Some(Value::Money)
         } else {
-            None
+            match words::asks_price(question) {
+                Some(words::PriceAsk::Surely) => Some(Value::Money),
+                Some(words::PriceAsk::IfPriced) if priced() => Some(Value::Money),
+                _ => None,
+            }
         }
     }
 
