@@ -323,8 +323,11 @@ pub fn answer(g: &Grounding) -> String {
         // answers nothing itself: the sentence after it does.
         let Some(c) = past_questions(&all, c) else { continue };
         // The best sentence brings the one after it, which often says the
-        // rest (a definition's second half, the command).
-        let next = all[c].next.filter(|&x| k == 0 && all[c].follow.is_empty() && !already_said(said, &all[x].text));
+        // rest (a definition's second half, the command); so does an
+        // announcement ("First, let's take a look at the ownership rules."),
+        // which says nothing itself: what it announces comes next.
+        let leads = k == 0 || score::only_announces(&indexed[c]);
+        let next = all[c].next.filter(|&x| leads && all[c].follow.is_empty() && !already_said(said, &all[x].text));
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());

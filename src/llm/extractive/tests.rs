@@ -228,6 +228,20 @@ fn a_korean_request_about_a_term_gets_its_definition() {
 }
 
 #[test]
+fn an_announcement_quoted_after_the_best_sentence_brings_what_it_announces() {
+    // The announcement is not the best sentence, yet what it says is in the
+    // sentence and the list after it.
+    let ev = [
+        "The hive rules were agreed by the club in 2019, and every member signs the hive rules.",
+        "### Hive rules\n\nFirst, let's take a look at the hive rules. Keep these in mind on every visit:\n\n- Never open a hive in the rain.\n- Always wear a veil.",
+    ];
+    let a = answer(&grounding("What are the hive rules?", &ev));
+    assert!(a.starts_with("\"The hive rules were agreed"), "{a}");
+    assert!(a.contains("\"First, let's take a look at the hive rules.\" [#2]\n\"Keep these in mind on every visit:\" [#2]"), "{a}");
+    assert!(a.contains("\"Never open a hive in the rain.\" [#2]") && verified(&a, &ev), "{a}");
+}
+
+#[test]
 fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
     // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
     let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
