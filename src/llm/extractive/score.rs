@@ -2,8 +2,8 @@
 //! it: a unit scores for the question's words it covers (weighted by rarity),
 //! but a sentence that only echoes the question scores less than one that
 //! adds content, and the question's form asks for a kind of answer — `why`
-//! for a cause, `how do I` for a command or call, `what is` for a
-//! definition, `example` for code.
+//! for a cause, `how do I` for a command or call, `how many` for a number,
+//! `what is` for a definition, `example` for code.
 
 use std::borrow::Cow;
 
@@ -17,6 +17,8 @@ pub enum AskKind {
     Why,
     Example,
     HowTo,
+    /// "How many …?", `몇 개`: a number answers.
+    Count,
     Define,
     Other,
 }
@@ -31,6 +33,8 @@ impl AskKind {
             AskKind::Why
         } else if has(&[" how do", " how can", " how to ", " how should", " how would", "what command", "which command", "방법", "려면", "어떻게"]) {
             AskKind::HowTo
+        } else if has(&[" how many ", "몇 ", "몇개", "몇번", "몇명", "몇가지"]) && !has(&["몇 시에", "몇 시야", "몇 시예요", "몇 시부터", "몇 시까지"]) {
+            AskKind::Count
         } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", " stand for", " short for", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야", "뭔지", "에 대해"]) {
             AskKind::Define
         } else {
@@ -355,6 +359,7 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
         AskKind::Why => has_any(CAUSAL),
         AskKind::HowTo => has_code,
         AskKind::Example => !u.unit.follow.is_empty(),
+        AskKind::Count => states_count(u),
         AskKind::Define => has_any(DEFINING) || subject_is_asked(u, q),
         AskKind::Other => false,
     };
@@ -366,6 +371,28 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
         factor *= 0.85;
     }
     score * factor
+}
+
+/// The words for small counts, English and Korean (native numerals, and
+/// `한`/`두`/`세`/`네` as they stand before a counter: `두 개`).
+pub const COUNTS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice", "하나", "둘", "셋", "넷", "다섯", "여섯",
+    "일곱", "여덟", "아홉", "한", "두", "세", "네",
+];
+
+/// Words after which a number names a place in the text, not a count
+/// ("Listing 8-25", "Chapter 4", `예제 7-15`).
+const NUMBERED: &[&str] = &["listing", "chapter", "figure", "table", "section", "appendix", "예제", "그림", "표"];
+
+/// Whether a unit states a count: a number that is not a listing's or a
+/// chapter's, or a word for one (`하나만` counts as `하나`).
+fn states_count(u: &Indexed) -> bool {
+    let ws = words::words(&u.lower);
+    ws.iter().enumerate().any(|(i, w)| {
+        let numbered = i > 0 && NUMBERED.contains(&ws[i - 1].as_str());
+        let bare = words::strip_particle(w);
+        (w.starts_with(|c: char| c.is_ascii_digit()) && !numbered) || COUNTS.contains(&bare) || COUNTS.contains(&w.as_str())
+    })
 }
 
 /// How much less a sentence that only announces counts.

@@ -242,6 +242,20 @@ fn an_announcement_quoted_after_the_best_sentence_brings_what_it_announces() {
 }
 
 #[test]
+fn a_how_many_question_is_answered_by_the_sentence_with_the_count() {
+    let ev = ["The hives on the roof were painted green and white last spring by the club.", "Three hives sit on the roof."];
+    let a = answer(&grounding("How many hives are on the roof?", &ev));
+    assert!(a.starts_with("\"Three hives sit on the roof.\" [#2]"), "{a}");
+    let ev = ["옥상 벌통은 작년 봄에 동호회가 초록색과 흰색으로 칠했다.", "옥상에는 벌통이 두 개 있다."];
+    let a = answer(&korean("옥상에 벌통이 몇 개 있어?", &ev));
+    assert!(a.starts_with("\"옥상에는 벌통이 두 개 있다.\" [#2]"), "{a}");
+    // A listing's number is no count.
+    let ev = ["The hives on the roof were painted green and white last spring by the club.", "Listing 3 shows the hives on the roof."];
+    let a = answer(&grounding("How many hives are on the roof?", &ev));
+    assert!(a.starts_with("\"The hives on the roof were painted"), "{a}");
+}
+
+#[test]
 fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
     // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
     let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
