@@ -256,11 +256,13 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
     let all = words(&text);
     let framing: Vec<&str> = all
         .windows(2)
-        .filter_map(|w| {
-            if measures(&w[0], &w[1]) {
-                Some(w[1].as_str())
+        .flat_map(|w| {
+            if counts_in_korean(&w[0], &w[1]) {
+                vec![w[0].as_str(), w[1].as_str()]
+            } else if measures(&w[0], &w[1]) {
+                vec![w[1].as_str()]
             } else {
-                frames_what_follows(&w[0], &w[1]).then_some(w[0].as_str())
+                frames_what_follows(&w[0], &w[1]).then_some(w[0].as_str()).into_iter().collect()
             }
         })
         .collect();
@@ -324,6 +326,16 @@ fn measures(word: &str, next: &str) -> bool {
         "얼마나" => true,
         _ => false,
     }
+}
+
+/// Whether `word` and `next` count something, a Korean count word and a
+/// counter (`세 가지`, `몇 개`, `두 번`): how many, not what the question is
+/// about ("소유권 규칙 세 가지" asks for the ownership rules). Counters that
+/// are units (`킬로`, `그램`) stay: notes write them with the number.
+fn counts_in_korean(word: &str, next: &str) -> bool {
+    const COUNT_WORDS: &[&str] = &["한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열", "몇"];
+    const COUNTERS: &[&str] = &["가지", "개", "번", "명", "종류"];
+    (COUNT_WORDS.contains(&word) || word.chars().all(|c| c.is_ascii_digit())) && COUNTERS.contains(&strip_particle(next))
 }
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
@@ -513,9 +525,19 @@ mod tests {
     fn a_rate_says_how_often_not_what_about() {
         assert_eq!(topic("how many hours does the script save each week?"), ["hours", "script", "save"]);
         assert_eq!(topic("피아노 학원비 한 달에 얼마야"), ["피아노", "학원비"]);
-        assert_eq!(topic("재활 치료는 일주일에 몇 번 받으셔?"), ["재활", "치료는", "번", "받으셔"]);
+        assert_eq!(topic("재활 치료는 일주일에 몇 번 받으셔?"), ["재활", "치료는", "받으셔"]);
         // A rate alone is what is asked about.
         assert_eq!(topic("what do I do every day?"), ["every", "day"]);
+    }
+
+    #[test]
+    fn a_korean_count_and_its_counter_say_how_many_not_what_about() {
+        assert_eq!(topic("러스트의 소유권 규칙 세 가지를 알려주세요."), ["러스트의", "소유권", "규칙"]);
+        assert_eq!(topic("첫 겨울에 봉군을 몇 개 잃었나요?"), topic("첫 겨울에 봉군을 잃었나요?"));
+        // A unit is what the notes write with the number: it stays.
+        assert!(topic("고춧가루 몇 킬로 넣었지").contains(&"킬로".to_string()));
+        // A word that is not a count before it: `가지` is an eggplant.
+        assert_eq!(topic("가지는 언제 심었어?"), ["가지는", "심었어"]);
     }
 
     #[test]
