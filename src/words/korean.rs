@@ -126,3 +126,15 @@ pub fn fee_of(word: &str) -> Option<&str> {
     let base = word.strip_suffix(FEE_SYLLABLES)?;
     (base.chars().count() >= 2).then_some(base)
 }
+
+/// Syllables a noun takes to be a verb, `하다` ("do") and `되다` ("become"),
+/// in their forms before an ending: `패닉해야`, `통과하게`, `설치된`.
+const DOING_SYLLABLES: &[char] = &['하', '해', '했', '한', '할', '합', '함', '되', '돼', '됐', '된', '될', '됩'];
+
+/// The noun a `하다`/`되다` verb is made of (`패닉해야` → `패닉`), for notes
+/// that write the noun (`패닉이 발생`); `None` for a word whose noun would be
+/// shorter than two syllables (`말해`, `안해`).
+pub fn noun_of_verb(word: &str) -> Option<&str> {
+    let (at, _) = word.char_indices().skip(2).find(|(_, c)| DOING_SYLLABLES.contains(c))?;
+    Some(&word[..at])
+}

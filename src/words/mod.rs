@@ -10,7 +10,7 @@ mod korean;
 mod price;
 
 use korean::{KOREAN_FILLERS, KOREAN_QUESTION_STEMS, PARTICLES, QUESTION_ENDINGS, SHORT_PARTICLES, is_korean_function_word};
-pub use korean::{fee_of, strip_particle};
+pub use korean::{fee_of, noun_of_verb, strip_particle};
 pub use price::{PriceAsk, asks_price};
 use price::names_price;
 
@@ -538,6 +538,15 @@ mod tests {
         assert!(topic("고춧가루 몇 킬로 넣었지").contains(&"킬로".to_string()));
         // A word that is not a count before it: `가지` is an eggplant.
         assert_eq!(topic("가지는 언제 심었어?"), ["가지는", "심었어"]);
+    }
+
+    #[test]
+    fn a_korean_verb_made_of_a_noun_gives_the_noun() {
+        for (verb, noun) in [("패닉해야", "패닉"), ("통과하게", "통과"), ("유출됐을", "유출"), ("설치된", "설치")] {
+            assert_eq!(noun_of_verb(verb), Some(noun), "{verb}");
+        }
+        // A noun of one syllable would match too much.
+        assert_eq!(noun_of_verb("말해"), None);
     }
 
     #[test]

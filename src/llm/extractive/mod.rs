@@ -181,7 +181,8 @@ impl<'a> Reading<'a> {
             .collect();
         // A Korean verb form no unit has (`헹군`) is read as the first stem
         // it may be written from that one has (`헹구`, as in `헹구고`), as
-        // the gate reads it; a fee word (`숙소비`) as what it is the cost of.
+        // the gate reads it; a fee word (`숙소비`) as what it is the cost of,
+        // and a verb made of a noun (`패닉해야`) as the noun.
         let held = |t: &str| indexed.iter().any(|u| u.has(t));
         let terms: Vec<String> = terms
             .into_iter()
@@ -189,7 +190,8 @@ impl<'a> Reading<'a> {
                 if held(&t) {
                     return t;
                 }
-                let stems = crate::script::hangul_stems(&t).into_iter().chain(words::fee_of(&t).map(str::to_string));
+                let nouns = words::fee_of(&t).into_iter().chain(words::noun_of_verb(&t)).map(str::to_string);
+                let stems = crate::script::hangul_stems(&t).into_iter().chain(nouns);
                 stems.into_iter().find(|s| held(s)).unwrap_or(t)
             })
             .collect();

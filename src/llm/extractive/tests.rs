@@ -256,6 +256,14 @@ fn a_how_many_question_is_answered_by_the_sentence_with_the_count() {
 }
 
 #[test]
+fn a_korean_verb_made_of_a_noun_is_matched_by_the_noun() {
+    // `유출됐을` is matched by `유출되면` through the noun `유출`.
+    let ev = ["키는 설정 파일의 맨 아래 줄에 적어 두었고 매달 새로 받는다.", "키가 유출되면 바로 폐기한다."];
+    let a = answer(&korean("키가 유출됐을 때는 어떻게 해?", &ev));
+    assert!(a.starts_with("\"키가 유출되면 바로 폐기한다.\" [#2]"), "{a}");
+}
+
+#[test]
 fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
     // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
     let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
