@@ -10,7 +10,7 @@ use anyhow::Result;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 
@@ -33,12 +33,18 @@ pub struct Server {
 pub async fn run(worker: Worker) -> Result<()> {
     let server = Server { worker: Arc::new(worker), tool_router: Server::tool_router() };
     let pipes = Pipes::open();
-    let service = server.serve((pipes.to_rmcp, pipes.from_rmcp)).await?;
-    service.waiting().await?;
-    // Stdin may still be open; what rmcp wrote is printed to the end.
+    let served = match server.serve((pipes.to_rmcp, pipes.from_rmcp)).await {
+        Ok(service) => service.waiting().await.map(|_| ()).map_err(anyhow::Error::from),
+        // The client hung up before the handshake (it gave up, or only pinged):
+        // the end of a session like any other, not a failure of the server.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    };
+    // Stdin may still be open; what rmcp wrote is printed to the end, even
+    // when the handshake failed (its error reply included).
     pipes.reader.abort();
     let _ = pipes.printer.await;
-    Ok(())
+    served
 }
 
 /// JSON-RPC's reply to a line that is not JSON at all.

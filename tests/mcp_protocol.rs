@@ -1,0 +1,110 @@
+//! `kebab mcp` at the protocol level: what the server answers to messages a
+//! careless or broken client sends (no handshake, a bad handshake, JSON that
+//! is not a JSON-RPC message, a malformed `tools/call`, a line too long to
+//! read) and how it ends when the client hangs up. Each test writes its lines
+//! at once, closes stdin and reads every reply, so a message left without an
+//! answer shows as a missing id rather than a test that waits forever.
+
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use common::{Env, cargo_and_tea_notes, spawn_piped};
+use serde_json::{Value, json};
+
+/// The built-in extractive model, lexical search (no embedding model needed).
+fn home() -> Env {
+    let env = Env::new();
+    env.write(
+        "config/kebab/config.toml",
+        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
+    );
+    cargo_and_tea_notes(&env);
+    env
+}
+
+/// What one run of `kebab mcp` gave back.
+struct Run {
+    replies: Vec<Value>,
+    code: Option<i32>,
+    stderr: String,
+}
+
+impl Run {
+    /// The reply whose id is `id` (the test fails naming every reply when none is).
+    fn reply(&self, id: Value) -> &Value {
+        self.replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply with id {id}: {:?}\n{}", self.replies, self.stderr))
+    }
+
+    /// The JSON-RPC error of the reply to `id`: (code, message).
+    fn error(&self, id: Value) -> (i64, String) {
+        let r = self.reply(id);
+        let code = r["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {r}"));
+        (code, r["error"]["message"].as_str().unwrap_or_default().to_string())
+    }
+}
+
+/// Sends `lines` (each a line as sent, newline added), closes stdin and
+/// collects every reply, the exit code and stderr; a server still running a
+/// minute later is killed and fails the test.
+fn exchange(env: &Env, lines: &[Vec<u8>]) -> Run {
+    let mut child = spawn_piped(env.cmd(&["mcp"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    // Written from a thread: a reply as large as the request must not stall both pipes.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let pid = child.id();
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let out = match wait.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.expect("wait for kebab mcp"),
+        Err(_) => {
+            let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("kebab mcp did not exit within a minute of its stdin closing");
+        }
+    };
+    writer.join().expect("writer");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let replies = stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect();
+    Run { replies, code: out.status.code(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
+}
+
+fn line(message: Value) -> Vec<u8> {
+    message.to_string().into_bytes()
+}
+
+fn initialize(id: i64) -> Vec<u8> {
+    line(json!({
+        "jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "kebab-test", "version": "0" } }
+    }))
+}
+
+fn initialized() -> Vec<u8> {
+    line(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+}
+
+fn call(id: i64, params: Value) -> Vec<u8> {
+    line(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params }))
+}
+
+#[test]
+fn a_client_that_hangs_up_before_the_handshake_ends_the_server_cleanly() {
+    let env = home();
+    // Nothing at all (a client that gave up), and a ping alone (a health check).
+    let silent = exchange(&env, &[]);
+    assert_eq!(silent.code, Some(0), "{}", silent.stderr);
+    assert!(silent.stderr.trim().is_empty(), "{}", silent.stderr);
+    let ping = exchange(&env, &[line(json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }))]);
+    assert_eq!(ping.reply(json!(1))["result"], json!({}), "{:?}", ping.replies);
+    assert_eq!(ping.code, Some(0), "{}", ping.stderr);
+}
