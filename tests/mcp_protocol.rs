@@ -108,3 +108,34 @@ fn a_client_that_hangs_up_before_the_handshake_ends_the_server_cleanly() {
     assert_eq!(ping.reply(json!(1))["result"], json!({}), "{:?}", ping.replies);
     assert_eq!(ping.code, Some(0), "{}", ping.stderr);
 }
+
+#[test]
+fn a_bad_handshake_is_answered_and_the_server_waits_for_a_good_one() {
+    // rmcp stopped the server on the first two (exit 2, a debug dump on
+    // stderr) and never answered the bad initialize.
+    let env = home();
+    let run = exchange(
+        &env,
+        &[
+            initialized(),
+            line(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize" })),
+            line(json!({ "jsonrpc": "2.0", "id": 2, "method": "initialize", "params": { "protocolVersion": "2025-06-18" } })),
+            line(json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list" })),
+            initialize(4),
+            initialized(),
+            call(5, json!({ "name": "search", "arguments": { "query": "green tea" } })),
+        ],
+    );
+    let (code, message) = run.error(json!(1));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("initialize needs params") && message.contains("clientInfo"), "{message}");
+    let (code, message) = run.error(json!(2));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("capabilities"), "{message}");
+    let (_, message) = run.error(json!(3));
+    assert!(message.contains("send initialize first"), "{message}");
+    assert_eq!(run.reply(json!(4))["result"]["serverInfo"]["name"], "kebab");
+    assert_eq!(run.reply(json!(5))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("notifications/initialized") && !run.stderr.contains("JsonRpcNotification"), "{}", run.stderr);
+}

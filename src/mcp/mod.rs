@@ -11,6 +11,7 @@
 //! protocol runs on a current-thread runtime beside it (`server`). What the
 //! tools do is plain synchronous code over the `Kb` (`tools`).
 
+mod lines;
 mod server;
 mod tools;
 mod worker;

@@ -1,7 +1,7 @@
 //! The MCP side: the six tools as `rmcp` declares them (names, descriptions,
 //! input schemas from the argument types), each sent to the worker thread,
-//! a failed call turned into a tool error carrying `error.v1`, and the
-//! pipes between rmcp and stdin/stdout that answer what rmcp cannot read.
+//! a failed call turned into a tool error carrying `error.v1`. What rmcp
+//! cannot read or would stop on is answered before it (`lines`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +14,7 @@ use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 
+use super::lines::Pipes;
 use super::tools::{self, AskArgs, Checked, CiteArgs, IngestArgs, NoArgs, SearchArgs, SessionArgs};
 use super::worker::Worker;
 
@@ -45,73 +46,6 @@ pub async fn run(worker: Worker) -> Result<()> {
     pipes.reader.abort();
     let _ = pipes.printer.await;
     served
-}
-
-/// JSON-RPC's reply to a line that is not JSON at all.
-const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
-
-/// Stdin and stdout as rmcp sees them, through pipes this module fills and
-/// drains. rmcp drops a line it cannot read without a reply, so a client
-/// would wait forever for it. Here every line rmcp reads is UTF-8 (a byte
-/// that is not becomes U+FFFD, and the request is answered), and a line that
-/// is not JSON is answered with JSON-RPC's parse error. One task prints
-/// both kinds of reply, a whole line at a time, so they never interleave.
-struct Pipes {
-    to_rmcp: tokio::io::DuplexStream,
-    from_rmcp: tokio::io::DuplexStream,
-    reader: tokio::task::JoinHandle<()>,
-    printer: tokio::task::JoinHandle<()>,
-}
-
-impl Pipes {
-    fn open() -> Pipes {
-        use std::io::BufRead;
-        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-        let (to_rmcp, mut stdin_pipe) = tokio::io::duplex(64 * 1024);
-        let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
-        let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let (print, mut to_print) = tokio::sync::mpsc::unbounded_channel::<String>();
-        // Stdin blocks: a thread reads it.
-        std::thread::spawn(move || {
-            let mut stdin = std::io::stdin().lock();
-            let mut line = Vec::new();
-            while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-                if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
-                    break;
-                }
-                line.clear();
-            }
-        });
-        let errors = print.clone();
-        let reader = tokio::spawn(async move {
-            while let Some(line) = received.recv().await {
-                let text = line.trim();
-                if !text.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-                    let _ = errors.send(format!("{PARSE_ERROR}\n"));
-                } else if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
-                    break;
-                }
-            }
-        });
-        tokio::spawn(async move {
-            let mut rmcp_out = tokio::io::BufReader::new(rmcp_out);
-            let mut line = String::new();
-            while rmcp_out.read_line(&mut line).await.is_ok_and(|n| n > 0) {
-                if print.send(std::mem::take(&mut line)).is_err() {
-                    break;
-                }
-            }
-        });
-        let printer = tokio::spawn(async move {
-            let mut stdout = tokio::io::stdout();
-            while let Some(line) = to_print.recv().await {
-                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
-                    break;
-                }
-            }
-        });
-        Pipes { to_rmcp, from_rmcp, reader, printer }
-    }
 }
 
 /// A call's result: its document, or the `error.v1` of its failure as a

@@ -1,0 +1,182 @@
+//! The lines between the client and rmcp. rmcp drops a line it cannot read
+//! without a reply (the client then waits forever for it) and stops the
+//! server on a message it does not expect before the handshake, so every line
+//! the client sends is looked at here first: what rmcp would mishandle is
+//! answered here with a JSON-RPC error naming what is wrong (or, for a
+//! notification, set aside with a word on stderr), and the rest is handed on.
+//!
+//! Stdin and stdout as rmcp sees them are pipes this module fills and drains.
+//! Every line rmcp reads is UTF-8 (a byte that is not becomes U+FFFD, and the
+//! request is answered). One task prints rmcp's replies and these, a whole
+//! line at a time, so they never interleave.
+
+use rmcp::model::InitializeRequestParams;
+use serde_json::{Value, json};
+
+/// Stdin and stdout as rmcp sees them, and the tasks that fill and drain them.
+pub struct Pipes {
+    pub to_rmcp: tokio::io::DuplexStream,
+    pub from_rmcp: tokio::io::DuplexStream,
+    pub reader: tokio::task::JoinHandle<()>,
+    pub printer: tokio::task::JoinHandle<()>,
+}
+
+impl Pipes {
+    pub fn open() -> Pipes {
+        use std::io::BufRead;
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let (to_rmcp, mut stdin_pipe) = tokio::io::duplex(64 * 1024);
+        let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
+        let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (print, mut to_print) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // Stdin blocks: a thread reads it.
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut line = Vec::new();
+            while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                    break;
+                }
+                line.clear();
+            }
+        });
+        let errors = print.clone();
+        let reader = tokio::spawn(async move {
+            let mut lifecycle = Lifecycle::default();
+            while let Some(line) = received.recv().await {
+                match check(&line, &mut lifecycle) {
+                    Verdict::Forward => {
+                        if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                    Verdict::Answer(reply) => {
+                        let _ = errors.send(reply);
+                    }
+                    Verdict::Drop(why) => eprintln!("kebab mcp: {why}"),
+                }
+            }
+        });
+        tokio::spawn(async move {
+            let mut rmcp_out = tokio::io::BufReader::new(rmcp_out);
+            let mut line = String::new();
+            while rmcp_out.read_line(&mut line).await.is_ok_and(|n| n > 0) {
+                if print.send(std::mem::take(&mut line)).is_err() {
+                    break;
+                }
+            }
+        });
+        let printer = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(line) = to_print.recv().await {
+                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        Pipes { to_rmcp, from_rmcp, reader, printer }
+    }
+}
+
+/// What is done with one line from the client.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// rmcp reads it.
+    Forward,
+    /// Answered here with this JSON-RPC error (a whole line); rmcp never sees it.
+    Answer(String),
+    /// Neither: a notification rmcp would stop on; the reason goes to stderr.
+    Drop(String),
+}
+
+/// Where the conversation is: rmcp accepts only `initialize` and `ping`
+/// until a well-formed `initialize` has passed.
+#[derive(Debug, Default)]
+struct Lifecycle {
+    initialized: bool,
+}
+
+/// JSON-RPC's error codes used here.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_PARAMS: i64 = -32602;
+
+/// A JSON-RPC error reply, as one line.
+fn error(id: &Value, code: i64, message: impl Into<String>) -> Verdict {
+    let reply = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } });
+    Verdict::Answer(format!("{reply}\n"))
+}
+
+fn check(line: &str, lifecycle: &mut Lifecycle) -> Verdict {
+    let text = line.trim();
+    if text.is_empty() {
+        return Verdict::Forward;
+    }
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return error(&Value::Null, PARSE_ERROR, "Parse error: the line is not JSON");
+    };
+    if lifecycle.initialized {
+        return Verdict::Forward;
+    }
+    before_handshake(&message, lifecycle)
+}
+
+/// Before `initialize`: a bad `initialize` is answered (rmcp left it without
+/// a reply and stopped at the next message), a notification is set aside (rmcp
+/// stopped the server on it), and any other request is told to send
+/// `initialize` first, unless it carries the per-request protocol metadata
+/// of the newer stateless lifecycle, which rmcp serves without a handshake.
+fn before_handshake(message: &Value, lifecycle: &mut Lifecycle) -> Verdict {
+    let method = message.get("method").and_then(Value::as_str);
+    let Some(id) = message.get("id") else {
+        return match method {
+            Some(m) => Verdict::Drop(format!("ignored {m}, a notification sent before initialize")),
+            None => Verdict::Forward,
+        };
+    };
+    let params = message.get("params");
+    match method {
+        Some("initialize") => {
+            let Some(params) = params else {
+                return error(
+                    id,
+                    INVALID_PARAMS,
+                    "initialize needs params: {\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, \"clientInfo\": {\"name\": …, \"version\": …}}",
+                );
+            };
+            match serde_json::from_value::<InitializeRequestParams>(params.clone()) {
+                Ok(_) => {
+                    lifecycle.initialized = true;
+                    Verdict::Forward
+                }
+                Err(e) => error(id, INVALID_PARAMS, format!("initialize's params do not fit: {e} (protocolVersion, capabilities and clientInfo are required)")),
+            }
+        }
+        Some("ping") | None => Verdict::Forward,
+        Some(m) => {
+            let inline = params.and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion")).is_some_and(Value::is_string);
+            if inline {
+                Verdict::Forward
+            } else {
+                error(id, INVALID_PARAMS, format!("{m} came before the handshake: send initialize first, then notifications/initialized"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_well_formed_initialize_opens_the_conversation() {
+        let mut life = Lifecycle::default();
+        assert!(matches!(check(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &mut life), Verdict::Drop(_)));
+        assert!(matches!(check(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#, &mut life), Verdict::Answer(_)));
+        assert!(!life.initialized);
+        assert_eq!(check(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &mut life), Verdict::Forward);
+        let good = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(check(good, &mut life), Verdict::Forward);
+        assert!(life.initialized);
+        assert_eq!(check(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &mut life), Verdict::Forward);
+    }
+}
