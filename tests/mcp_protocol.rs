@@ -139,3 +139,48 @@ fn a_bad_handshake_is_answered_and_the_server_waits_for_a_good_one() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stderr.contains("notifications/initialized") && !run.stderr.contains("JsonRpcNotification"), "{}", run.stderr);
 }
+
+#[test]
+fn json_that_is_not_a_json_rpc_message_is_answered_with_its_id() {
+    // rmcp answered each with "Invalid request" and no id at all, which is
+    // no JSON-RPC reply: a client could not tell which request failed.
+    let env = home();
+    let run = exchange(
+        &env,
+        &[
+            initialize(0),
+            initialized(),
+            line(json!([{ "jsonrpc": "2.0", "id": 1, "method": "ping" }])),
+            line(json!({ "jsonrpc": "2.0", "id": 2 })),
+            line(json!({ "id": 3, "method": "ping" })),
+            line(json!({ "jsonrpc": "1.0", "id": 4, "method": "ping" })),
+            line(json!({ "jsonrpc": "2.0", "id": 5, "method": "ping", "params": [] })),
+            line(json!({ "jsonrpc": "2.0", "id": 6, "method": 7 })),
+            b"42".to_vec(),
+            line(json!({ "jsonrpc": "2.0", "id": 1.5, "method": "ping" })),
+            line(json!({ "jsonrpc": "2.0", "id": 9, "method": "ping" })),
+        ],
+    );
+    for reply in &run.replies {
+        assert!(reply.get("id").is_some(), "a reply without an id: {reply}");
+    }
+    let nulls: Vec<&Value> = run.replies.iter().filter(|r| r["id"].is_null()).collect();
+    assert_eq!(nulls.len(), 3, "the batch, 42 and the fractional id: {nulls:?}");
+    assert!(nulls.iter().all(|r| r["error"]["code"] == -32600), "{nulls:?}");
+    assert!(nulls.iter().any(|r| r["error"]["message"].as_str().unwrap().contains("batch")), "{nulls:?}");
+    assert!(nulls.iter().any(|r| r["error"]["message"].as_str().unwrap().contains("id must be a string or an integer")), "{nulls:?}");
+    let (code, message) = run.error(json!(2));
+    assert_eq!(code, -32600);
+    assert!(message.contains("method"), "{message}");
+    for id in [3, 4] {
+        let (code, message) = run.error(json!(id));
+        assert_eq!(code, -32600);
+        assert!(message.contains("\"jsonrpc\": \"2.0\""), "{message}");
+    }
+    let (code, message) = run.error(json!(5));
+    assert_eq!(code, -32602);
+    assert!(message.contains("params must be an object"), "{message}");
+    assert_eq!(run.error(json!(6)).0, -32600);
+    assert_eq!(run.reply(json!(9))["result"], json!({}));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}

@@ -98,6 +98,7 @@ struct Lifecycle {
 
 /// JSON-RPC's error codes used here.
 const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
 
 /// A JSON-RPC error reply, as one line.
@@ -114,10 +115,52 @@ fn check(line: &str, lifecycle: &mut Lifecycle) -> Verdict {
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return error(&Value::Null, PARSE_ERROR, "Parse error: the line is not JSON");
     };
+    if let Some(answer) = not_a_message(&message) {
+        return answer;
+    }
     if lifecycle.initialized {
         return Verdict::Forward;
     }
     before_handshake(&message, lifecycle)
+}
+
+/// JSON that is not one JSON-RPC message. rmcp answers it with an error that
+/// has no `id` at all, which JSON-RPC does not allow and a client cannot match
+/// to its request; here the reply carries the message's id when it has a
+/// usable one (null otherwise) and says what is wrong.
+fn not_a_message(message: &Value) -> Option<Verdict> {
+    let Some(object) = message.as_object() else {
+        let what = if message.is_array() {
+            "a batch (an array) of messages; this server takes one JSON-RPC message per line"
+        } else {
+            "a JSON-RPC message is a JSON object"
+        };
+        return Some(error(&Value::Null, INVALID_REQUEST, format!("Invalid Request: {what}")));
+    };
+    let id = match object.get("id") {
+        None => None,
+        // MCP allows no null id, and rmcp reads integers only.
+        Some(id) if id.is_string() || id.is_i64() => Some(id),
+        Some(_) => return Some(error(&Value::Null, INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")),
+    };
+    let reply_id = id.cloned().unwrap_or(Value::Null);
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some(error(&reply_id, INVALID_REQUEST, "Invalid Request: a message needs \"jsonrpc\": \"2.0\""));
+    }
+    match object.get("method") {
+        Some(Value::String(_)) => {}
+        Some(_) => return Some(error(&reply_id, INVALID_REQUEST, "Invalid Request: the method must be a string")),
+        // A response to the server (it sends no requests, but rmcp reads them).
+        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => return None,
+        None => return Some(error(&reply_id, INVALID_REQUEST, "Invalid Request: a request needs a method")),
+    }
+    match object.get("params") {
+        Some(params) if !params.is_object() => Some(match id {
+            Some(id) => error(id, INVALID_PARAMS, "Invalid params: params must be an object (MCP names every parameter)"),
+            None => Verdict::Drop("ignored a notification whose params are not an object".into()),
+        }),
+        _ => None,
+    }
 }
 
 /// Before `initialize`: a bad `initialize` is answered (rmcp left it without
