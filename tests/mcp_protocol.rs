@@ -184,3 +184,35 @@ fn json_that_is_not_a_json_rpc_message_is_answered_with_its_id() {
     assert_eq!(run.reply(json!(9))["result"], json!({}));
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn a_malformed_tools_call_is_invalid_params_naming_what_is_missing_and_the_tools() {
+    // rmcp called each of the first four "Method not found" with the message
+    // "tools/call", and an unknown tool "tool not found" without its name.
+    let env = home();
+    let run = exchange(
+        &env,
+        &[
+            initialize(0),
+            initialized(),
+            line(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call" })),
+            call(2, json!({ "arguments": { "query": "tea" } })),
+            call(3, json!({ "name": 5 })),
+            call(4, json!({ "name": "search", "arguments": ["tea"] })),
+            call(5, json!({ "name": "teleport", "arguments": {} })),
+            call(6, json!({ "name": "search", "arguments": { "query": "green tea" } })),
+        ],
+    );
+    for id in 1..=5 {
+        let (code, message) = run.error(json!(id));
+        assert_eq!(code, -32602, "{id}: {message}");
+        if id != 4 {
+            assert!(message.contains("ask, cite, ingest, search, session_show, sessions_list"), "{id}: {message}");
+        }
+    }
+    assert!(run.error(json!(1)).1.contains("tools/call needs params"), "{:?}", run.error(json!(1)));
+    assert!(run.error(json!(2)).1.contains("params.name"), "{:?}", run.error(json!(2)));
+    assert!(run.error(json!(4)).1.contains("the arguments of search must be an object"), "{:?}", run.error(json!(4)));
+    assert!(run.error(json!(5)).1.contains("tool \"teleport\" not found"), "{:?}", run.error(json!(5)));
+    assert_eq!(run.reply(json!(6))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
+}

@@ -22,7 +22,8 @@ pub struct Pipes {
 }
 
 impl Pipes {
-    pub fn open() -> Pipes {
+    /// `tools`: the names of the tools, for checking and naming them in `tools/call`.
+    pub fn open(tools: Vec<String>) -> Pipes {
         use std::io::BufRead;
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
         let (to_rmcp, mut stdin_pipe) = tokio::io::duplex(64 * 1024);
@@ -42,7 +43,7 @@ impl Pipes {
         });
         let errors = print.clone();
         let reader = tokio::spawn(async move {
-            let mut lifecycle = Lifecycle::default();
+            let mut lifecycle = Lifecycle { initialized: false, tools };
             while let Some(line) = received.recv().await {
                 match check(&line, &mut lifecycle) {
                     Verdict::Forward => {
@@ -89,11 +90,13 @@ enum Verdict {
     Drop(String),
 }
 
-/// Where the conversation is: rmcp accepts only `initialize` and `ping`
+/// Where the conversation is, and what it may call: rmcp accepts only `initialize` and `ping`
 /// until a well-formed `initialize` has passed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Lifecycle {
     initialized: bool,
+    /// The tools' names, sorted.
+    tools: Vec<String>,
 }
 
 /// JSON-RPC's error codes used here.
@@ -118,10 +121,35 @@ fn check(line: &str, lifecycle: &mut Lifecycle) -> Verdict {
     if let Some(answer) = not_a_message(&message) {
         return answer;
     }
-    if lifecycle.initialized {
-        return Verdict::Forward;
+    if !lifecycle.initialized {
+        return before_handshake(&message, lifecycle);
     }
-    before_handshake(&message, lifecycle)
+    match (message.get("method").and_then(Value::as_str), message.get("id")) {
+        (Some("tools/call"), Some(id)) => tool_call(id, message.get("params"), &lifecycle.tools),
+        _ => Verdict::Forward,
+    }
+}
+
+/// `tools/call` whose params rmcp cannot read: it called that "Method not
+/// found" (the message only "tools/call"), and an unknown tool "tool not
+/// found" without saying which. Both are invalid params, naming the tools.
+fn tool_call(id: &Value, params: Option<&Value>, tools: &[String]) -> Verdict {
+    let tools_are = format!("the tools are {} (tools/list gives their input schemas)", tools.join(", "));
+    let Some(params) = params else {
+        return error(id, INVALID_PARAMS, format!("tools/call needs params: {{\"name\": TOOL, \"arguments\": {{…}}}}; {tools_are}"));
+    };
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return error(id, INVALID_PARAMS, format!("tools/call needs params.name, the tool's name as a string; {tools_are}"));
+    };
+    if !tools.iter().any(|t| t == name) {
+        return error(id, INVALID_PARAMS, format!("tool {name:?} not found: {tools_are}"));
+    }
+    match params.get("arguments") {
+        Some(args) if !args.is_object() && !args.is_null() => {
+            error(id, INVALID_PARAMS, format!("the arguments of {name} must be an object naming each argument, as its input schema in tools/list does"))
+        }
+        _ => Verdict::Forward,
+    }
 }
 
 /// JSON that is not one JSON-RPC message. rmcp answers it with an error that
@@ -212,7 +240,7 @@ mod tests {
 
     #[test]
     fn only_a_well_formed_initialize_opens_the_conversation() {
-        let mut life = Lifecycle::default();
+        let mut life = Lifecycle { initialized: false, tools: vec!["search".into()] };
         assert!(matches!(check(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &mut life), Verdict::Drop(_)));
         assert!(matches!(check(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#, &mut life), Verdict::Answer(_)));
         assert!(!life.initialized);

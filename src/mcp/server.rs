@@ -33,7 +33,9 @@ pub struct Server {
 /// Serves on stdin/stdout until the client closes the connection.
 pub async fn run(worker: Worker) -> Result<()> {
     let server = Server { worker: Arc::new(worker), tool_router: Server::tool_router() };
-    let pipes = Pipes::open();
+    let mut tools: Vec<String> = server.tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
+    tools.sort();
+    let pipes = Pipes::open(tools);
     let served = match server.serve((pipes.to_rmcp, pipes.from_rmcp)).await {
         Ok(service) => service.waiting().await.map(|_| ()).map_err(anyhow::Error::from),
         // The client hung up before the handshake (it gave up, or only pinged):
