@@ -216,3 +216,25 @@ fn a_malformed_tools_call_is_invalid_params_naming_what_is_missing_and_the_tools
     assert!(run.error(json!(5)).1.contains("tool \"teleport\" not found"), "{:?}", run.error(json!(5)));
     assert_eq!(run.reply(json!(6))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
 }
+
+#[test]
+fn a_request_too_long_to_read_is_answered_not_dropped() {
+    // rmcp reads lines of at most 16 MiB and dropped a longer one without a
+    // reply: the client waited forever.
+    let env = home();
+    let long = "tea ".repeat(4_500_000);
+    let run = exchange(
+        &env,
+        &[
+            initialize(0),
+            initialized(),
+            call(1, json!({ "name": "search", "arguments": { "query": long } })),
+            call(2, json!({ "name": "search", "arguments": { "query": "green tea" } })),
+        ],
+    );
+    let (code, message) = run.error(json!(1));
+    assert_eq!(code, -32600, "{message}");
+    assert!(message.contains("18.0 MB") && message.contains("at most 16.8 MB"), "{message}");
+    assert_eq!(run.reply(json!(2))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}

@@ -13,6 +13,8 @@
 use rmcp::model::InitializeRequestParams;
 use serde_json::{Value, json};
 
+use crate::render::human_bytes;
+
 /// Stdin and stdout as rmcp sees them, and the tasks that fill and drain them.
 pub struct Pipes {
     pub to_rmcp: tokio::io::DuplexStream,
@@ -110,7 +112,13 @@ fn error(id: &Value, code: i64, message: impl Into<String>) -> Verdict {
     Verdict::Answer(format!("{reply}\n"))
 }
 
+/// The longest line rmcp reads, newline included; it drops a longer one unanswered.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
 fn check(line: &str, lifecycle: &mut Lifecycle) -> Verdict {
+    if line.len() > MAX_LINE {
+        return too_long(line);
+    }
     let text = line.trim();
     if text.is_empty() {
         return Verdict::Forward;
@@ -150,6 +158,21 @@ fn tool_call(id: &Value, params: Option<&Value>, tools: &[String]) -> Verdict {
         }
         _ => Verdict::Forward,
     }
+}
+
+/// A line longer than rmcp reads, answered with its id when it has one.
+fn too_long(line: &str) -> Verdict {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: Option<Value>,
+    }
+    let id = serde_json::from_str::<Id>(line).ok().and_then(|m| m.id).filter(|id| id.is_string() || id.is_i64());
+    let (size, most) = (human_bytes(line.len() as u64), human_bytes(MAX_LINE as u64));
+    let message = format!(
+        "Invalid Request: the message is {size}, and kebab mcp reads messages of at most {most}; \
+         send a shorter one (to index a long text, save it as a note and call ingest)"
+    );
+    error(&id.unwrap_or(Value::Null), INVALID_REQUEST, message)
 }
 
 /// JSON that is not one JSON-RPC message. rmcp answers it with an error that
