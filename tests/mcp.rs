@@ -363,6 +363,29 @@ fn bad_arguments_get_a_clear_error_naming_the_argument() {
 }
 
 #[test]
+fn a_wrong_typed_argument_is_named_with_the_type_it_needs() {
+    // serde's "invalid type: string \"many\", expected usize" said neither
+    // which argument nor what a JSON client should send instead.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    for (tool, args, name, needs) in [
+        ("search", json!({ "query": "tea", "k": "many" }), "`k`", "a whole number"),
+        ("search", json!({ "query": 5 }), "`query`", "a string"),
+        ("ask", json!({ "question": "What is tea?", "k": -1 }), "`k`", "a whole number"),
+        ("cite", json!({ "chunk_id": "12" }), "`chunk_id`", "a whole number"),
+        ("ingest", json!({ "paths": "/tmp", "force": true }), "`paths`", "an array"),
+        ("ingest", json!({ "paths": ["/tmp"], "prune": "yes" }), "`prune`", "a boolean"),
+    ] {
+        let err = client.tool_error(tool, args.clone());
+        let message = err["message"].as_str().unwrap();
+        assert_eq!(err["code"], "bad_input", "{err}");
+        assert!(message.contains(&format!("argument {name}")) && message.contains(needs), "{tool} {args}: {message}");
+        assert!(!message.contains("usize") && !message.contains("i64") && !message.contains("sequence"), "{message}");
+    }
+}
+
+#[test]
 fn sessions_list_takes_no_arguments_and_names_one_given() {
     let env = home();
     cargo_and_tea_notes(&env);

@@ -30,7 +30,35 @@ pub struct Checked<T>(Result<T, String>);
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Checked<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
-        Ok(Checked(serde_json::from_value(value).map_err(|e| e.to_string())))
+        Ok(Checked(serde_json::from_value(value.clone()).map_err(|e| misfit::<T>(&value, &e.to_string()))))
+    }
+}
+
+/// serde's reason an object does not fit `T`, naming the argument and in
+/// JSON's words. A wrong type says neither which argument it is nor, in Rust's
+/// names (`usize`, `i64`, `a sequence`), what a client should send; the
+/// argument is the one whose removal changes the error (serde stops at the
+/// first bad value, and reports missing fields only after every value).
+fn misfit<T: serde::de::DeserializeOwned>(value: &Value, error: &str) -> String {
+    let named = error.starts_with("missing field") || error.starts_with("unknown field");
+    let culprit = value.as_object().filter(|_| !named).and_then(|object| {
+        object.keys().find(|key| {
+            let mut without = object.clone();
+            without.remove(key.as_str());
+            serde_json::from_value::<T>(Value::Object(without)).map_err(|e| e.to_string()).err().as_deref() != Some(error)
+        })
+    });
+    let plain = [
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected i64", "expected a whole number"),
+        ("expected a sequence", "expected an array"),
+    ]
+    .iter()
+    .fold(error.to_string(), |text, (rust, json)| text.replace(rust, json));
+    match culprit {
+        Some(key) => format!("argument `{key}`: {plain}"),
+        None => plain,
     }
 }
 
