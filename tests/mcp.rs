@@ -386,6 +386,23 @@ fn a_wrong_typed_argument_is_named_with_the_type_it_needs() {
 }
 
 #[test]
+fn cite_given_part_of_a_form_names_what_is_missing_or_extra() {
+    // Each was "cite takes either chunk_id, or session with turn and n",
+    // which left the client to guess which argument was wrong.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    let no_n = client.tool_error("cite", json!({ "session": "work", "turn": 1 }));
+    assert!(no_n["message"].as_str().unwrap().contains("`n` is missing"), "{no_n}");
+    let no_session = client.tool_error("cite", json!({ "turn": 1, "n": 2 }));
+    assert!(no_session["message"].as_str().unwrap().contains("`session` is missing"), "{no_session}");
+    let both = client.tool_error("cite", json!({ "chunk_id": 1, "turn": 1 }));
+    assert!(both["message"].as_str().unwrap().contains("not both: leave out `turn`"), "{both}");
+    let none = client.tool_error("cite", json!({}));
+    assert!(none["message"].as_str().unwrap().contains("either chunk_id"), "{none}");
+}
+
+#[test]
 fn sessions_list_takes_no_arguments_and_names_one_given() {
     let env = home();
     cargo_and_tea_notes(&env);

@@ -282,14 +282,27 @@ pub fn cite(state: &mut State, args: CiteArgs) -> Result<Value> {
         CiteArgs { chunk_id: None, session: Some(name), turn: Some(turn), n: Some(n) } => {
             turn_evidence(state.kb(Open::Existing)?, &name, turn, n)?
         }
-        _ => {
-            return Err(bad(
-                "cite takes either chunk_id, or session with turn and n",
-                "pass {\"chunk_id\": 12} from a search hit, or {\"session\": \"work\", \"turn\": 2, \"n\": 1} for [#1] of turn 2",
-            ));
-        }
+        args => return Err(cite_misfit(&args)),
     };
     Ok(serde_json::to_value(&evidence)?)
+}
+
+/// Which argument of `cite` is missing or one too many, rather than the two
+/// forms alone, so the client knows what to change.
+fn cite_misfit(args: &CiteArgs) -> anyhow::Error {
+    let hint = "pass {\"chunk_id\": 12} from a search hit, or {\"session\": \"work\", \"turn\": 2, \"n\": 1} for [#1] of turn 2";
+    let given = [("session", args.session.is_some()), ("turn", args.turn.is_some()), ("n", args.n.is_some())];
+    let named = |present: bool| given.iter().filter(|(_, p)| *p == present).map(|(name, _)| format!("`{name}`")).collect::<Vec<_>>();
+    let message = match (args.chunk_id.is_some(), named(true)) {
+        (true, extra) => format!("cite takes chunk_id or session with turn and n, not both: leave out {}", extra.join(" and ")),
+        (false, given) if given.is_empty() => "cite takes either chunk_id, or session with turn and n".to_string(),
+        (false, _) => {
+            let missing = named(false);
+            let verb = if missing.len() == 1 { "is" } else { "are" };
+            format!("cite by session needs session, turn and n: {} {verb} missing", missing.join(" and "))
+        }
+    };
+    bad(message, hint)
 }
 
 fn chunk_evidence(kb: &Kb, id: i64) -> Result<Evidence> {
