@@ -164,3 +164,16 @@ fn in_a_readonly_repl_cite_and_explain_show_the_answer_just_given_not_an_older_s
     assert!(!out.contains("retrieval query: Which rooftop"), "{out}");
     assert!(out.to_lowercase().contains("alcohol wash"), "{out}");
 }
+
+#[test]
+fn a_bad_session_name_in_a_command_says_what_a_name_may_be() {
+    // The reason reached the prompt without its hint: "… is not a usable
+    // session name" and the usage, never what a name may hold.
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl", "--session", "t"], ":session bad/name\n:session new a:b\n:session rm x/y\n:fork two/words\n");
+    assert_eq!(code, 0, "{out}");
+    for name in ["bad/name", "a:b", "x/y", "two/words"] {
+        let error = out.lines().find(|l| l.contains(&format!("\"{name}\" is not a usable session name"))).unwrap_or_else(|| panic!("{out}"));
+        assert!(error.contains("use up to 64 letters, digits, '-', '_' or '.'"), "{error}");
+    }
+}

@@ -154,8 +154,17 @@ fn none(args: &[&str], p: Parsed) -> Result<Parsed, String> {
     if args.is_empty() { Ok(p) } else { Err("this command takes no arguments".into()) }
 }
 
+/// A session name, or why not with what a name may hold (the reason alone
+/// leaves the user guessing).
+fn session_name(n: &str) -> Result<String, String> {
+    crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| match e.hint {
+        Some(hint) => format!("{}: {hint}", e.message),
+        None => e.message,
+    })
+}
+
 fn session(args: &[&str]) -> Result<Parsed, String> {
-    let name = |n: &str| crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| e.message);
+    let name = session_name;
     let cmd = match args {
         [] => SessionCmd::Current,
         ["list"] => SessionCmd::List,
@@ -173,7 +182,7 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
 /// `:fork`, `:fork NEW`, `:fork TURN`, `:fork NEW TURN`: a word of digits
 /// alone is a turn number.
 fn fork(args: &[&str]) -> Result<Parsed, String> {
-    let name = |n: &str| crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| e.message);
+    let name = session_name;
     let turn = |t: &str| t.parse::<i64>().ok().filter(|&t| t >= 1).ok_or_else(|| format!("{t:?} is not a turn number"));
     let is_turn = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
     match args {
