@@ -177,3 +177,35 @@ fn a_bad_session_name_in_a_command_says_what_a_name_may_be() {
         assert!(error.contains("use up to 64 letters, digits, '-', '_' or '.'"), "{error}");
     }
 }
+
+#[test]
+fn ctrl_c_while_a_piped_repl_waits_for_input_stops_it_at_once() {
+    // The flag Ctrl-C set was looked at only after the next line had been
+    // read and run: the REPL kept waiting, then ran one more line.
+    use std::io::{BufRead, BufReader, Write};
+    let env = research_env();
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "int"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, ":session").unwrap();
+    let mut line = String::new();
+    while !line.contains("session int (0 turns)") {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended early");
+    }
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A line sent after Ctrl-C is not run.
+    let _ = writeln!(stdin, ":history");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "still waiting for input after Ctrl-C");
+    assert_eq!(status.code(), Some(130));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert!(!rest.contains(":history"), "{rest}");
+}

@@ -15,6 +15,7 @@ use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 
 use anyhow::Result;
 use rustyline::error::ReadlineError;
@@ -437,12 +438,36 @@ pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<
 /// stdin not a terminal: one question or command per line, each echoed after
 /// the prompt, plain text, exit at end of input.
 fn piped(mut repl: Repl) -> Result<i32> {
-    let mut stdin = std::io::stdin().lock();
-    let mut bytes = Vec::new();
+    // Stdin is read on a thread, a line ahead at most: a read cannot be
+    // interrupted, and Ctrl-C while waiting for the next line must stop the
+    // REPL then, not after one more line has come and been run.
+    let (lines, received) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(1);
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            let mut bytes = Vec::new();
+            let read = stdin.read_until(b'\n', &mut bytes);
+            let end = !matches!(read, Ok(n) if n > 0);
+            if lines.send(read.map(|_| bytes)).is_err() || end {
+                break;
+            }
+        }
+    });
     loop {
-        bytes.clear();
-        if stdin.read_until(b'\n', &mut bytes)? == 0 {
-            break;
+        let bytes = match received.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(Ok(bytes)) if !bytes.is_empty() => bytes,
+            Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => break,
+            Ok(Err(e)) => return Err(e.into()),
+            Err(RecvTimeoutError::Timeout) => {
+                if repl.cancel.load(Ordering::SeqCst) {
+                    return Ok(130);
+                }
+                continue;
+            }
+        };
+        if repl.cancel.load(Ordering::SeqCst) {
+            // Ctrl-C came with this line already read: it is not run.
+            return Ok(130);
         }
         // Read as bytes: a line that is not UTF-8 is an error for that line,
         // not the end of the session and of every line after it.
