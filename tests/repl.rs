@@ -209,3 +209,57 @@ fn ctrl_c_while_a_piped_repl_waits_for_input_stops_it_at_once() {
     std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
     assert!(!rest.contains(":history"), "{rest}");
 }
+
+#[test]
+fn a_question_pasted_over_several_lines_is_saved_as_one_line() {
+    // A bracketed paste is one question, but its line breaks were kept:
+    // `:history` and `sessions list` showed "count\nvarroa". `kebab ask -`
+    // joins a pasted question's lines with spaces; the REPL now does too.
+    // The terminal is `script`'s pseudo-terminal (util-linux).
+    use std::io::{Read, Write};
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to give the REPL a terminal");
+        return;
+    }
+    let env = research_env();
+    let kebab = env!("CARGO_BIN_EXE_kebab");
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-q", "-e", "-c", &format!("{kebab} --repl --session paste"), "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.path("home"))
+        .env("XDG_CONFIG_HOME", env.path("config"))
+        .env("XDG_DATA_HOME", env.path("data"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .current_dir(env.path(""));
+    let mut child = common::spawn_piped(&mut script);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (seen, output) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || seen.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = String::new();
+    let mut wait_for = |text: &str| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !screen.contains(text) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            screen.push_str(&output.recv_timeout(left).unwrap_or_else(|_| panic!("no {text:?} on the terminal: {screen}")));
+        }
+    };
+    wait_for("kebab[paste]> ");
+    stdin.write_all(b"\x1b[200~How did you count\nvarroa mites?\x1b[201~\r").unwrap();
+    wait_for("grounded");
+    stdin.write_all(b":quit\r").unwrap();
+    drop(stdin);
+    child.wait().unwrap();
+    let show = env.json(&["sessions", "show", "paste"]);
+    assert_eq!(show["turns"][0]["question"], "How did you count varroa mites?", "{show}");
+}
