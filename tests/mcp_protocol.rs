@@ -49,13 +49,18 @@ impl Run {
 /// collects every reply, the exit code and stderr; a server still running a
 /// minute later is killed and fails the test.
 fn exchange(env: &Env, lines: &[Vec<u8>]) -> Run {
-    let mut child = spawn_piped(env.cmd(&["mcp"]).current_dir(env.path("")));
-    let mut stdin = child.stdin.take().expect("stdin");
     let mut input = Vec::new();
     for line in lines {
         input.extend_from_slice(line);
         input.push(b'\n');
     }
+    exchange_bytes(env, input)
+}
+
+/// As `exchange`, with stdin's bytes exactly as given.
+fn exchange_bytes(env: &Env, input: Vec<u8>) -> Run {
+    let mut child = spawn_piped(env.cmd(&["mcp"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().expect("stdin");
     // Written from a thread: a reply as large as the request must not stall both pipes.
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
@@ -236,5 +241,21 @@ fn a_request_too_long_to_read_is_answered_not_dropped() {
     assert_eq!(code, -32600, "{message}");
     assert!(message.contains("18.0 MB") && message.contains("at most 16.8 MB"), "{message}");
     assert_eq!(run.reply(json!(2))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+#[test]
+fn a_last_request_without_a_newline_is_answered_when_the_client_hangs_up() {
+    // `printf '…' | kebab mcp`: rmcp dropped the unterminated last line at
+    // the end of input, so the one request that mattered had no reply.
+    let env = home();
+    let mut input = Vec::new();
+    for message in [initialize(0), initialized()] {
+        input.extend_from_slice(&message);
+        input.push(b'\n');
+    }
+    input.extend_from_slice(&call(1, json!({ "name": "search", "arguments": { "query": "green tea" } })));
+    let run = exchange_bytes(&env, input);
+    assert_eq!(run.reply(json!(1))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }

@@ -37,6 +37,11 @@ impl Pipes {
             let mut stdin = std::io::stdin().lock();
             let mut line = Vec::new();
             while stdin.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                // The last line of the input may lack its newline (`printf '…' |
+                // kebab mcp`); rmcp drops such a line, so it is ended here.
+                if !line.ends_with(b"\n") {
+                    line.push(b'\n');
+                }
                 if lines.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
                     break;
                 }
