@@ -3,7 +3,8 @@
 //! but a sentence that only echoes the question scores less than one that
 //! adds content, and the question's form asks for a kind of answer — `why`
 //! for a cause, `how do I` for a command or call, `how many` for a number,
-//! `what is` for a definition, `example` for code.
+//! `what is it for` for what it lets one do, `what is` for a definition,
+//! `example` for code.
 
 use std::borrow::Cow;
 
@@ -19,6 +20,8 @@ pub enum AskKind {
     HowTo,
     /// "How many …?", `몇 개`: a number answers.
     Count,
+    /// "What is X for?", `무슨 용도`: what it lets one do answers.
+    Purpose,
     Define,
     Other,
 }
@@ -35,6 +38,8 @@ impl AskKind {
             AskKind::HowTo
         } else if has(&[" how many ", "몇 ", "몇개", "몇번", "몇명", "몇가지"]) && !has(&["몇 시에", "몇 시야", "몇 시예요", "몇 시부터", "몇 시까지"]) {
             AskKind::Count
+        } else if has(&[" for?", " for ?", " used for", " good for", " useful for", " purpose", " point of", "용도"]) {
+            AskKind::Purpose
         } else if has(&[" what is", " what are", " what's", " whats", " what does", " meaning", " mean?", " means", " define", " stand for", " short for", "이란", "란?", "란 ", "무엇", "뭐예요", "뭔가요", "무슨 뜻", "뭐야", "뭔지", "에 대해"]) {
             AskKind::Define
         } else {
@@ -181,6 +186,11 @@ fn bare(token: &str) -> &str {
 const CAUSAL: &[&str] = &[
     "because", "so that", "since ", "due to", "this is why", "that's why", "that’s why", "the reason", "in order to", "otherwise",
     "prevents", "ensures", "때문", "위해", "따라서", "그래서", "이유",
+];
+/// What says what a thing is for: what it lets one do.
+const PURPOSE: &[&str] = &[
+    " lets ", " allows ", " enables ", " useful ", " used to ", " used for ", " use it to ", " so that ", " in order to ", " purpose", " helps ",
+    " is for ", " are for ", " is meant ", "위해", "용도", "쓰인", "사용된", "수 있게", "수 있도록", "해 줍니다", "해 준다",
 ];
 const DEFINING: &[&str] = &[" is a ", " is an ", " is the ", " are ", " means ", " refers to", " lets ", " allows ", " stands for ", " short for ", " abbreviation "];
 /// Openings of English sentences that announce rather than say ("Let's look at …").
@@ -360,6 +370,7 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
         AskKind::HowTo => has_code,
         AskKind::Example => !u.unit.follow.is_empty(),
         AskKind::Count => states_count(u),
+        AskKind::Purpose => has_any(PURPOSE),
         AskKind::Define => has_any(DEFINING) || subject_is_asked(u, q),
         AskKind::Other => false,
     };

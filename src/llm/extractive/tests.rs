@@ -264,6 +264,16 @@ fn a_korean_verb_made_of_a_noun_is_matched_by_the_noun() {
 }
 
 #[test]
+fn a_what_is_it_for_question_is_answered_by_what_it_lets_one_do() {
+    let ev = ["The smoker is a metal can with bellows, bought in 2021 from the club shop.", "The smoker calms the bees so that you can open the hive."];
+    let a = answer(&grounding("What is the smoker for?", &ev));
+    assert!(a.starts_with("\"The smoker calms the bees so that you can open the hive.\" [#2]"), "{a}");
+    // Asked what it is, the definition answers.
+    let a = answer(&grounding("What is the smoker?", &ev));
+    assert!(a.starts_with("\"The smoker is a metal can"), "{a}");
+}
+
+#[test]
 fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
     // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
     let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
