@@ -340,7 +340,8 @@ fn counts_in_korean(word: &str, next: &str) -> bool {
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
 /// everything about", "all about", "what did I write about", "what do you
-/// know about", "coming from", "keep getting", "the diff between". Not
+/// know about", "coming from", "keep getting", "the diff between", "break
+/// down". Not
 /// "import everything from a module", where the glob is the topic, nor "who
 /// wrote the paper?", which asks for its author, nor "keep the starter warm".
 fn frames_what_follows(word: &str, next: &str) -> bool {
@@ -355,6 +356,10 @@ fn frames_what_follows(word: &str, next: &str) -> bool {
         "from" => matches!(word, "coming" | "come" | "comes"),
         // "what does mpsc stand for?", "short for": asks what it names.
         "for" => matches!(word, "stand" | "stands" | "short"),
+        // "break down how a package differs", "spell out the rules": a
+        // request for an explanation, as "explain" is.
+        "down" => matches!(word, "break"),
+        "out" => matches!(word, "spell"),
         // "I keep getting …", "it keeps crashing": how often, not what.
         _ if next.ends_with("ing") => matches!(word, "keep" | "keeps" | "kept"),
         _ => false,
@@ -449,6 +454,9 @@ mod tests {
         assert_eq!(topic("quick rundown on slices please"), ["slices"]);
         assert_eq!(topic("Summarise what match does for me."), ["match"]);
         assert_eq!(topic("walk me through sourdough feeding, briefly"), ["sourdough", "feeding"]);
+        assert_eq!(topic("Break down how a starter differs from a levain."), ["starter", "differs", "levain"]);
+        // `break` alone is a word of the notes (a loop's).
+        assert_eq!(topic("what does break do in a loop?"), ["break", "loop"]);
         assert_eq!(topic("트레이트가 뭔지 간단히 요약해 줘"), ["트레이트가"]);
         assert_eq!(topic("패키지와 크레이트 차이 좀 정리해 줄래?"), ["패키지와", "크레이트"]);
         assert_eq!(topic("Box<T>를 쉽게 설명해줘"), ["box", "t"]);
