@@ -22,6 +22,10 @@ pub(super) const KOREAN_VERB_STEMS: &[&str] = &[
     "고르", "골라", "고른", "골랐", "좋",
     // Finding it in the notes: "양념 얘기 찾아줘".
     "찾아",
+    // "take (time)" and "leave (it)", as English "take" and "keep": "몇 시간
+    // 걸려?", "며칠 실온에 둬?" ask about the time, not about taking. (Not
+    // the stem `두` alone: it is also "two", as in `두 번째 겨울`.)
+    "걸리", "걸려", "걸렸", "걸린", "걸릴", "둬", "뒀", "둔",
     // The asker, not the topic: "처음 배우는데 … 모르겠어요" ("I'm learning …
     // and don't get …", as English "confused", "understand").
     "배우", "배워", "배운", "모르", "몰라",
@@ -80,8 +84,8 @@ pub(super) const KOREAN_FILLERS: &[&str] = &[
     "그게", "그것", "그거", "이건", "이거", "거기", "저기", "건", "거", "게", "걸", "나", "거야", "거예요",
     // "when" as `때는` is spoken (`값이 없을 땐`).
     "땐",
-    // "how to" (`추가하는 법`), as `방법` is.
-    "법",
+    // "how to" (`추가하는 법`), as `방법` is; "in doing" (`절이는 데`).
+    "법", "데",
 ];
 
 /// Korean question words as a word starts with them, whatever ending

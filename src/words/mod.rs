@@ -549,6 +549,15 @@ mod tests {
     }
 
     #[test]
+    fn korean_verbs_of_taking_time_and_leaving_are_not_a_topic() {
+        assert_eq!(topic("배추 절이는 데 몇 시간 걸려?"), ["배추", "절이는", "시간"]);
+        assert_eq!(topic("김치는 며칠 실온에 둬?"), ["김치는", "실온에"]);
+        // A word that only starts like one stays: `두부` is tofu, `걸레` a rag.
+        assert_eq!(topic("두부는 얼마나 걸렸어?"), ["두부는"]);
+        assert_eq!(topic("걸레는 어디에 둬?"), ["걸레는"]);
+    }
+
+    #[test]
     fn a_korean_verb_made_of_a_noun_gives_the_noun() {
         for (verb, noun) in [("패닉해야", "패닉"), ("통과하게", "통과"), ("유출됐을", "유출"), ("설치된", "설치")] {
             assert_eq!(noun_of_verb(verb), Some(noun), "{verb}");
