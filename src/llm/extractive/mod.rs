@@ -43,6 +43,9 @@ const MAX_CANDIDATE_CHARS: usize = 400;
 /// answer changes (its sections are longer), and notes written under
 /// labels are answered.
 const LABELLED_SECTION: usize = 2;
+/// Most words of a title line, and how many units under it one brings.
+const TITLE_WORDS: usize = 6;
+const TITLE_BRINGS: usize = 3;
 /// How much closeness in meaning counts against the word score, when
 /// measured. Chosen on the English dev split from 0.3–1.0 (hybrid, built-in
 /// model): 0.8 answered best; words alone (0) or meaning alone (1) less well.
@@ -333,7 +336,8 @@ pub fn answer(g: &Grounding) -> String {
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());
-        for i in all[c].quoted_with(c).chain(next).chain(brought) {
+        let titled = if k == 0 { under_title(&all, c) } else { Vec::new() };
+        for i in all[c].quoted_with(c).chain(next).chain(brought).chain(titled) {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }
@@ -407,6 +411,22 @@ fn is_count(term: &str) -> bool {
 fn past_questions(all: &[Unit], at: usize) -> Option<usize> {
     let asks = |u: &Unit| u.kind == UnitKind::Sentence && u.text.trim_end().ends_with(['?', '？']) && !u.text.contains([':', ';']);
     std::iter::successors(Some(at), |&i| all[i].next).find(|&i| !asks(&all[i]))
+}
+
+/// The units a note's title line brings when it is what answers ("what's
+/// in my reading list?" → "Reading list, autumn"): a label says nothing
+/// itself, the sentences under it do. A title is the entry's first unit, a
+/// few words with no sentence ending.
+fn under_title(all: &[Unit], at: usize) -> Vec<usize> {
+    let u = &all[at];
+    let first = all.iter().position(|x| x.n == u.n) == Some(at);
+    let label = u.kind == UnitKind::Sentence
+        && u.text.split_whitespace().count() <= TITLE_WORDS
+        && !u.text.trim_end().ends_with(['.', '!', '?', ':', ';', '。', '다', '요']);
+    if !(first && label) {
+        return Vec::new();
+    }
+    (at + 1..all.len()).filter(|&i| all[i].n == u.n && all[i].kind.is_scored()).take(TITLE_BRINGS).collect()
 }
 
 /// For a bare follow-up: how close each unit sits after one the previous

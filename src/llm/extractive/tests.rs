@@ -274,6 +274,17 @@ fn a_what_is_it_for_question_is_answered_by_what_it_lets_one_do() {
 }
 
 #[test]
+fn a_notes_title_line_brings_the_sentences_under_it() {
+    let ev = ["Garden plan, spring\n\nBeds: tomatoes along the south fence, beans by the shed.\n\nWatering: every other morning until June."];
+    let a = answer(&grounding("what's in the garden plan?", &ev));
+    assert!(a.starts_with("\"Garden plan, spring\" [#1]\n\"Beds: tomatoes along the south fence, beans by the shed.\" [#1]"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+    // A sentence is no title: it answers alone.
+    let ev = ["The garden plan is on the fridge.\n\nBeds: tomatoes along the south fence."];
+    assert_eq!(answer(&grounding("where is the garden plan?", &ev)), "\"The garden plan is on the fridge.\" [#1]");
+}
+
+#[test]
 fn the_best_sentence_brings_the_command_its_next_sentence_introduces() {
     // "How can I make tests run one at a time?" stopped before `--test-threads=1`.
     let ev = ["To inspect one hive at a time, pass the hive count to the logger. Take a look at the following example:\n\n```console\n$ hivelog --hives=1\n```\n\nThe log is slower that way."];
