@@ -45,12 +45,12 @@ pub(super) const KOREAN_VERB_ENDINGS: &[&str] = &[
 /// ordinal's `번째` (`첫 번째`: "first" is `첫`; notes say `1차`, `2024년`),
 /// and the adverbs a question is framed with: "all" (`다`), "most" (`제일`,
 /// `가장`), "really", "very", "just", "right away" (`바로`), "actually",
-/// "exactly"; `까닭` is "reason" too. And how an explanation is asked for:
+/// "exactly", "in the end" (`결국`); `까닭` is "reason" too. And how an explanation is asked for:
 /// "what it is" (`뭔지`), "difference" (`차이`, as English), "briefly", "simply", "roughly", "in a word",
 /// who it is for: "beginner" (`초보자`), "about" (`대해`), and the notes themselves.
 pub(super) const KOREAN_NOT_TOPICS: &[&str] = &[
     "안", "못", "이유", "까닭", "뒤", "후", "이미", "자주", "대신", "하나", "번째", "다", "제일", "가장", "정말", "진짜", "너무", "아주", "매우", "꼭",
-    "혹시", "그냥", "바로", "실제로", "정확히", "뭔지", "차이", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
+    "혹시", "그냥", "바로", "실제로", "정확히", "결국", "뭔지", "차이", "간단히", "간단하게", "쉽게", "대충", "짧게", "한마디로",
     "초보자", "초보",
     // "what it is for" (`무슨 용도야?`), as English "for".
     "용도",

@@ -299,10 +299,10 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
 const EXAMPLE_ASKS: &[&str] = &["show", "give", "example", "examples", "sample", "samples", "code", "들어", "예시", "보여", "보여줘", "보여주세요"];
 
 /// What a rate is per, after `RATE_WORDS` ("per month", "each week", `한
-/// 달에`), and Korean words that say it alone (`하루에`, `매달`).
+/// 달에`), and Korean words that say it alone (`하루에`, `매달`, `사람당`).
 const RATE_WORDS: &[&str] = &["per", "a", "an", "each", "every", "한", "1"];
 const RATE_UNITS: &[&str] = &["month", "week", "day", "year", "hour", "달에", "주에", "해에", "시간에"];
-const RATES_KO: &[&str] = &["하루에", "일주일에", "한달에", "매달", "매주", "매일", "매년"];
+const RATES_KO: &[&str] = &["하루에", "일주일에", "한달에", "매달", "매주", "매일", "매년", "사람당", "인당", "1인당"];
 
 /// What "how …" asks to measure ("how long does it ferment?"), and "how
 /// come?", which asks why.
@@ -534,6 +534,7 @@ mod tests {
         assert_eq!(topic("how many hours does the script save each week?"), ["hours", "script", "save"]);
         assert_eq!(topic("피아노 학원비 한 달에 얼마야"), ["피아노", "학원비"]);
         assert_eq!(topic("재활 치료는 일주일에 몇 번 받으셔?"), ["재활", "치료는", "받으셔"]);
+        assert_eq!(topic("잔치 밥값 한 사람당 얼마예요?"), ["잔치", "밥값"]);
         // A rate alone is what is asked about.
         assert_eq!(topic("what do I do every day?"), ["every", "day"]);
     }

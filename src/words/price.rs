@@ -17,7 +17,12 @@ const COSTING: &[&str] = &["cost", "costs", "spend", "spent", "charge", "charged
 const TIME_WORDS: &[&str] = &["time", "hours", "hour", "minutes", "days", "weeks", "long"];
 /// Korean words that, with `얼마`, ask for a price: fee nouns (`관리비`,
 /// `임대료`, `기름값`) and the verbs of paying (`냈`, `줬`, `썼`).
-const PAYING_KO: &[&str] = &["가격", "비용", "요금", "값", "돈", "냈", "줬", "썼", "비는", "비가", "비를", "비 ", "비?", "료는", "료가", "료 ", "료?"];
+/// Also money put down (`계약금`, `보증금`) and the present of paying
+/// (`회비 얼마 내지?`), as whole words: `내` alone is also "my".
+const PAYING_KO: &[&str] = &[
+    "가격", "비용", "요금", "값", "돈", "냈", "줬", "썼", "비는", "비가", "비를", "비 ", "비?", "료는", "료가", "료 ", "료?", "금은", "금이", "금을", "금 ",
+    "금?", " 내지", " 내요", " 내야", " 내는", " 내나",
+];
 /// What a price question says of the price rather than of its topic ("how
 /// much did the guesthouse cost?" is about the guesthouse): read off, as
 /// "what time" is.
@@ -25,7 +30,7 @@ const NAMING_PRICE: &[&str] = &[
     "cost", "costs", "pay", "paid", "charge", "charged", "spend", "spent", "money", "price", "prices", "priced", "fee", "fees", "fare", "fares",
     "가격", "비용", "요금", "돈",
 ];
-const PAYING_VERBS_KO: &[&str] = &["냈", "줬", "썼", "들었", "나왔"];
+const PAYING_VERBS_KO: &[&str] = &["냈", "줬", "썼", "들었", "나왔", "내지", "내요", "내야", "내는", "내나"];
 
 /// How a question asks for a price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +73,10 @@ mod tests {
 
     #[test]
     fn a_price_is_asked_surely_by_paying_and_of_priced_notes_by_costing() {
-        for q in ["How much did I pay for the tyres?", "What was the entry fee?", "how much did the guesthouse cost", "부산 숙소비 얼마 냈어?", "꿀 한 병 가격은 얼마예요?"] {
+        for q in [
+            "How much did I pay for the tyres?", "What was the entry fee?", "how much did the guesthouse cost", "부산 숙소비 얼마 냈어?", "꿀 한 병 가격은 얼마예요?",
+            "모임 회비 한 달에 얼마 내지?", "이삿짐 업체에 계약금 얼마 넣었더라",
+        ] {
             assert_eq!(asks_price(q), Some(PriceAsk::Surely), "{q}");
         }
         // What something does may cost speed or time, not money.
@@ -85,6 +93,7 @@ mod tests {
         assert_eq!(topic("How much did the guesthouse cost?"), ["guesthouse"]);
         assert_eq!(topic("what price did the plumber give for fixing the drip?"), ["plumber", "fixing", "drip"]);
         assert_eq!(topic("강릉 숙소비 얼마 들었어"), ["강릉", "숙소비"]);
+        assert_eq!(topic("모임 회비 얼마 내지?"), ["모임", "회비"]);
         // … and a fee word is the cost of its noun, which notes write apart ("숙소는 … 30만원").
         assert_eq!((crate::words::fee_of("숙소비"), crate::words::fee_of("임대료"), crate::words::fee_of("회비")), (Some("숙소"), Some("임대"), None));
         // Not surely a price: "cost" may be the topic ("the cost of dispatch").
