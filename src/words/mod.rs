@@ -73,7 +73,9 @@ const NOT_TOPICS: &[&str] = &[
     "were", "been", "being", "am", "had", "may", "might", "must", "shall", "us", "his", "hers", "ours", "yours", "theirs",
     "myself", "yourself", "itself", "themselves", "ourselves", "very", "most", "own", "up", "down", "out", "over", "under",
     "off", "through", "during", "before", "after", "until", "upon", "whether", "either", "neither", "nor", "yet", "ever",
-    "even", "still", "already", "maybe", "perhaps", "probably",
+    "even", "still", "already", "maybe", "perhaps", "probably", "while", "whilst",
+    // How often, as the asker's habit ("what's my usual dose?").
+    "usual", "usually", "normally", "typically", "generally",
 ];
 
 /// Words that name no topic even when nothing else is asked ("tell me
@@ -319,7 +321,7 @@ fn measures(word: &str, next: &str) -> bool {
         "how" => HOW_MEASURES.contains(&next),
         "phone" | "telephone" => matches!(next, "number" | "numbers"),
         "email" | "mail" => matches!(next, "address" | "addresses"),
-        "what" => next == "time",
+        "what" => matches!(next, "time" | "size"),
         // "two writers at once": together, not a topic. ("At the same time"
         // stays: notes say it in those words.)
         "at" => next == "once",
@@ -418,6 +420,10 @@ mod tests {
         assert_eq!(topic("What is T in Option<T>?"), ["t", "option"]);
         assert!(topic("what's it?").is_empty() && topic("don't").is_empty());
         assert_eq!(topic("hey, quick question: how does cargo fetch crates"), ["question", "cargo", "fetch", "crates"]);
+        // The asker's habit and "while": "what's my usual dose", "while I'm away".
+        assert_eq!(topic("whats my usual dose while I'm away"), ["dose", "away"]);
+        // "what size" asks a value, as "what time" does.
+        assert_eq!(topic("what size pot did the fig get?"), ["pot", "fig"]);
         assert_eq!(topic("which hives were treated before the winter?"), ["hives", "treated", "winter"]);
         // A term is read once, so a second `long` goes with the first.
         assert_eq!(topic("How long does a long string take to sort?"), ["string", "take", "sort"]);
