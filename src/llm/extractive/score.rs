@@ -106,9 +106,10 @@ impl Value {
     /// Whether `text`, a part of the evidence entry `entry`, holds a value
     /// of this kind. A bare number (not a year, nor a date's `25일`) is a sum
     /// of money in an entry that names its currency once ("Numbers in
-    /// euros." over a budget table).
+    /// euros." over a budget table), not in one that marks its sums (`£85`):
+    /// there a bare number is something else (`65 psi`).
     pub fn in_entry(self, text: &str, entry: &str) -> bool {
-        self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && writes_prices(entry)
+        self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && prices_unmarked(&entry.to_lowercase())
     }
 
     /// Whether `text` holds a value of this kind.
@@ -167,7 +168,13 @@ fn has_money(lower: &str) -> bool {
 /// "free", which a programmer's notes say of memory.
 pub fn writes_prices(entry: &str) -> bool {
     let lower = entry.to_lowercase();
-    has_money(&lower) || words::words(&lower).iter().any(|w| CURRENCY.contains(&w.as_str())) && lower.split_whitespace().any(is_amount)
+    has_money(&lower) || prices_unmarked(&lower)
+}
+
+/// Whether a (lowercased) entry names its currency once and writes its sums
+/// as bare numbers, marking none.
+fn prices_unmarked(lower: &str) -> bool {
+    !has_money(lower) && words::words(lower).iter().any(|w| CURRENCY.contains(&w.as_str())) && lower.split_whitespace().any(is_amount)
 }
 
 /// Whether a whitespace-separated token is a bare amount: digits (with `,`

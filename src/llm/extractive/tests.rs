@@ -353,6 +353,10 @@ fn a_sum_of_money_is_a_number_with_its_currency() {
     assert!(Value::Money.in_entry("| Groceries | 320 | 365 |", budget));
     assert!(!Value::Money.in_entry("| Groceries | 320 | 365 |", "| Groceries | 320 | 365 |"));
     assert!(!Value::Money.in_entry("관리비: 매달 25일, 2025년까지", "8월 236,200원"));
+    // An entry that marks its sums (`£85`) writes other numbers bare.
+    let log = "Tyres: 700x35c, run at 65 psi rear.\n\n| 19 Apr | Full service | £85 |";
+    assert!(!Value::Money.in_entry("Tyres: 700x35c, run at 65 psi rear.", log));
+    assert!(Value::Money.in_entry("| 19 Apr | Full service | £85 |", log));
     // "Free" answers a price question, but a programmer's "free of data races" does not make notes that write prices.
     assert!(super::score::writes_prices(budget) && !super::score::writes_prices("Dropping a Box frees it; safe code is free of data races."));
 }
