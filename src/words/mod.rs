@@ -335,10 +335,16 @@ fn measures(word: &str, next: &str) -> bool {
 /// about ("소유권 규칙 세 가지" asks for the ownership rules). Counters that
 /// are units (`킬로`, `그램`) stay: notes write them with the number.
 fn counts_in_korean(word: &str, next: &str) -> bool {
-    const COUNT_WORDS: &[&str] = &["한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열", "몇"];
     const COUNTERS: &[&str] = &["가지", "개", "번", "명", "종류"];
-    (COUNT_WORDS.contains(&word) || word.chars().all(|c| c.is_ascii_digit())) && COUNTERS.contains(&strip_particle(next))
+    (COUNTS.contains(&word) || word == "몇" || word.chars().all(|c| c.is_ascii_digit())) && COUNTERS.contains(&strip_particle(next))
 }
+
+/// The words for small counts, English and Korean (native numerals, and
+/// `한`/`두`/`세`/`네` as they stand before a counter: `두 개`).
+pub const COUNTS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice", "하나", "둘", "셋", "넷", "다섯", "여섯",
+    "일곱", "여덟", "아홉", "한", "두", "세", "네",
+];
 
 /// Whether `word` frames a question about what `next` introduces: "tell me
 /// everything about", "all about", "what did I write about", "what do you

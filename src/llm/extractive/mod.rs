@@ -401,7 +401,7 @@ fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Questi
 /// Whether a (stemmed) question word is a count: a number, or one of the
 /// words for the small ones.
 fn is_count(term: &str) -> bool {
-    term.chars().all(|c| c.is_ascii_digit()) || score::COUNTS.iter().any(|c| *c == term || score::stem(c) == term)
+    term.chars().all(|c| c.is_ascii_digit()) || words::COUNTS.iter().any(|c| *c == term || score::stem(c) == term)
 }
 
 /// Unit `at`, or when it is a sentence asking a question, the first one

@@ -391,13 +391,6 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
     score * factor
 }
 
-/// The words for small counts, English and Korean (native numerals, and
-/// `한`/`두`/`세`/`네` as they stand before a counter: `두 개`).
-pub const COUNTS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice", "하나", "둘", "셋", "넷", "다섯", "여섯",
-    "일곱", "여덟", "아홉", "한", "두", "세", "네",
-];
-
 /// Words after which a number names a place in the text, not a count
 /// ("Listing 8-25", "Chapter 4", `예제 7-15`).
 const NUMBERED: &[&str] = &["listing", "chapter", "figure", "table", "section", "appendix", "예제", "그림", "표"];
@@ -409,7 +402,7 @@ fn states_count(u: &Indexed) -> bool {
     ws.iter().enumerate().any(|(i, w)| {
         let numbered = i > 0 && NUMBERED.contains(&ws[i - 1].as_str());
         let bare = words::strip_particle(w);
-        (w.starts_with(|c: char| c.is_ascii_digit()) && !numbered) || COUNTS.contains(&bare) || COUNTS.contains(&w.as_str())
+        (w.starts_with(|c: char| c.is_ascii_digit()) && !numbered) || words::COUNTS.contains(&bare) || words::COUNTS.contains(&w.as_str())
     })
 }
 
