@@ -364,3 +364,16 @@ fn sessions_rm_rename_and_export_to_a_file_print_one_json_document_with_json() {
     let v = env.json(&["sessions", "rm", "mites"]);
     assert_eq!((v["action"].as_str(), v["name"].as_str(), v["turns"].as_i64()), (Some("removed"), Some("mites"), Some(1)), "{v}");
 }
+
+#[test]
+fn json_sessions_export_without_format_prints_the_session_as_json() {
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    // `--json` promises one JSON document on stdout: the session.v1 export form.
+    let v = env.json(&["sessions", "export", "draft"]);
+    assert_eq!((v["schema_version"].as_str(), v["name"].as_str()), (Some("session.v1"), Some("draft")), "{v}");
+    assert_eq!(v["turns"][0]["question"], "How did you count varroa mites?");
+    // An explicit --format still wins.
+    let md = env.ok(&["--json", "sessions", "export", "draft", "--format", "md"]);
+    assert!(md.starts_with("# Session draft\n"), "{md}");
+}

@@ -23,8 +23,9 @@ pub enum Command {
     /// A session as Markdown (questions, answers, footnoted sources) or JSON
     Export {
         name: String,
-        #[arg(long, value_enum, default_value = "md")]
-        format: Format,
+        /// [default: md; json on stdout with --json]
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to this file instead of stdout
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -116,6 +117,10 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Export { name, format, output } => {
             let doc = session::document(&store, session::get(&store, &name)?)?;
+            // `--json` promises one JSON document on stdout, so there it means
+            // the JSON form; with -o, stdout gets session_change.v1 and the
+            // file keeps the Markdown default.
+            let format = format.unwrap_or(if ctx.out.json && output.is_none() { Format::Json } else { Format::Md });
             let text = match format {
                 Format::Md => export::markdown(&doc),
                 Format::Json => crate::script::json_escaped(serde_json::to_string_pretty(&doc)?) + "\n",
