@@ -207,3 +207,19 @@ fn an_encrypted_pdf_is_skipped_and_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("encrypted PDF") || s.to_string().contains("encrypted PDF"), "{err} {s}");
 }
+
+#[test]
+fn an_empty_pdf_is_reported_as_empty() {
+    let env = env();
+    env.write("notes/blank.pdf", "");
+    env.write("notes/note.md", "# Note\n\nA good note.\n");
+    let out = env.run(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    // Named, and said to be empty, not a parser's "invalid file header".
+    let err = common::stderr(&out);
+    let line = err.lines().find(|l| l.contains("notes/blank.pdf")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("empty (0 bytes)") && !line.contains("header"), "{line}");
+    let s = env.json(&["ingest", "--force", env.notes().to_str().unwrap()]);
+    assert_eq!(s["skipped_files"][0]["path"], "notes/blank.pdf", "{s}");
+    assert!(s["skipped_files"][0]["reason"].as_str().unwrap().contains("empty (0 bytes)"), "{s}");
+}

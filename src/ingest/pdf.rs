@@ -29,6 +29,9 @@ pub const HELPER_ARG: &str = "__pdf-text";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "error", rename_all = "snake_case")]
 pub enum PdfError {
+    /// 0 bytes: an export or a copy that never finished. Said as such, not as
+    /// the parser's "invalid file header", which sends the user looking for damage.
+    Empty,
     /// Protected by a password (or an encryption the reader does not know).
     Encrypted,
     /// Not a readable PDF: truncated, a broken cross-reference table, not a PDF at all.
@@ -44,6 +47,9 @@ impl PdfError {
     /// What the ingest report says: the problem and what to do about it.
     pub fn message(&self) -> String {
         match self {
+            PdfError::Empty => {
+                "empty (0 bytes), so there is no PDF to read; save or export it again, or list it in workspace.exclude".into()
+            }
             PdfError::Encrypted => "encrypted PDF; save an unprotected copy to index it".into(),
             PdfError::Broken { reason } => format!("unreadable PDF ({reason}); re-save or re-export it, or list it in workspace.exclude"),
             PdfError::NoText { pages } => format!(
@@ -73,6 +79,9 @@ pub fn extract(bytes: &[u8]) -> Result<Pages, PdfError> {
 }
 
 fn extract_unguarded(bytes: &[u8]) -> Result<Pages, PdfError> {
+    if bytes.is_empty() {
+        return Err(PdfError::Empty);
+    }
     let broken = |e: &dyn std::fmt::Display| PdfError::Broken { reason: e.to_string() };
     let mut doc = pdf_extract::Document::load_mem(bytes).map_err(|e| {
         if e.to_string().to_ascii_lowercase().contains("crypt") { PdfError::Encrypted } else { broken(&e) }
@@ -173,6 +182,9 @@ fn helper_program() -> Option<PathBuf> {
 
 /// Read a PDF's pages with the time bound, in a helper process when possible.
 pub fn extract_bounded(bytes: &[u8], limit: Duration) -> Result<Pages, PdfError> {
+    if bytes.is_empty() {
+        return Err(PdfError::Empty);
+    }
     let Some(program) = helper_program() else { return extract(bytes) };
     let mut cmd = Command::new(program);
     cmd.arg(HELPER_ARG);
@@ -266,7 +278,7 @@ mod tests {
     fn garbage_and_truncated_input_are_broken_not_panics() {
         assert!(matches!(extract(b"not a pdf at all"), Err(PdfError::Broken { .. })));
         assert!(matches!(extract(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog"), Err(PdfError::Broken { .. })));
-        assert!(matches!(extract(b""), Err(PdfError::Broken { .. })));
+        assert_eq!(extract(b""), Err(PdfError::Empty));
     }
 
     #[test]
