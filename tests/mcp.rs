@@ -450,3 +450,19 @@ fn calls_succeed_while_another_process_ingests_into_the_same_database() {
     let bulk = client.ok("search", json!({ "query": "lanterns wicks" }));
     assert!(bulk["hits"][0]["citation"]["path"].as_str().unwrap().starts_with("bulk/"), "{bulk}");
 }
+
+#[test]
+fn the_lexical_only_notice_is_given_once_however_many_calls_fall_back() {
+    // The default config (local embedder, hybrid) with no model files installed.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n");
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    for query in ["cargo new", "green tea"] {
+        client.ok("search", json!({ "query": query }));
+    }
+    client.ok("ask", json!({ "question": "How do I create a new project?" }));
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches("lexical search only").count(), 1, "{stderr}");
+}

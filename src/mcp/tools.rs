@@ -209,12 +209,17 @@ fn check_k(k: Option<usize>) -> Result<()> {
 }
 
 /// The mode a call runs in: the one asked for (an error when it cannot run)
-/// or the configured default (falling back to lexical, as the CLI does).
-fn mode(kb: &Kb, requested: Option<ModeArg>) -> Result<Mode> {
+/// or the configured default (falling back to lexical, as the CLI does). The
+/// fallback's reason goes to the log when it is new, not with every call.
+fn mode(state: &mut State, requested: Option<ModeArg>) -> Result<Mode> {
+    let kb = state.kb(Open::Existing)?;
     let want = requested.map(Mode::from).unwrap_or(kb.cfg.search.default_mode);
     let (mode, note) = kb.engine.resolve(&kb.store, want, requested.is_some())?;
-    if let Some(n) = note {
-        eprintln!("kebab mcp: {n}");
+    if requested.is_none() && note != state.fallback_said {
+        if let Some(n) = &note {
+            eprintln!("kebab mcp: {n}");
+        }
+        state.fallback_said = note;
     }
     Ok(mode)
 }
@@ -227,9 +232,10 @@ pub fn search(state: &mut State, args: SearchArgs) -> Result<Value> {
         ));
     }
     check_k(args.k)?;
+    let mode = mode(state, args.mode)?;
     let kb = state.kb(Open::Existing)?;
     let k = args.k.unwrap_or(kb.cfg.search.default_k);
-    let mode = kb.engine.mode_for(&args.query, mode(kb, args.mode)?);
+    let mode = kb.engine.mode_for(&args.query, mode);
     let (reading, respelled) = crate::search::spelling::respell(&kb.store, &args.query)?;
     let (hits, _) = kb.engine.search_traced(&kb.store, &reading, mode, k, true)?;
     let response = SearchResponse { schema_version: "search_response.v1", query: args.query, mode, hits, respelled, trace: None };
@@ -244,8 +250,8 @@ pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Valu
     if let Some(name) = &args.session {
         session::check_name(name)?;
     }
+    let mode = mode(state, args.mode)?;
     let kb = state.kb(Open::Existing)?;
-    let mode = mode(kb, args.mode)?;
     let turn = match &args.session {
         // Read-only: earlier turns still give context, but nothing is created.
         Some(name) if kb.store.is_readonly() => {

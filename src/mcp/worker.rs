@@ -11,10 +11,14 @@ use anyhow::{Result, anyhow};
 use super::{Open, Setup};
 use crate::rag::Kb;
 
-/// The worker's state: how to open the knowledge base, and the one it opened.
+/// The worker's state: how to open the knowledge base, the one it opened,
+/// and why its default mode falls back to lexical, as last said on stderr.
 pub struct State {
     pub setup: Setup,
     kb: Option<Kb>,
+    /// Kept so the reason is said once (the opener says it), not on every
+    /// call that falls back for the same reason.
+    pub fallback_said: Option<String>,
 }
 
 impl State {
@@ -23,7 +27,13 @@ impl State {
     pub fn kb(&mut self, open: Open) -> Result<&mut Kb> {
         let kb = match self.kb.take() {
             Some(kb) => kb,
-            None => (self.setup.open)(open)?,
+            None => {
+                let kb = (self.setup.open)(open)?;
+                // The opener has just said why the default mode falls back, if it does.
+                let default = kb.cfg.search.default_mode;
+                self.fallback_said = kb.engine.resolve(&kb.store, default, false).ok().and_then(|(_, note)| note);
+                kb
+            }
         };
         Ok(self.kb.insert(kb))
     }
@@ -42,7 +52,7 @@ impl Worker {
         std::thread::Builder::new()
             .name("kebab-mcp-kb".into())
             .spawn(move || {
-                let mut state = State { setup, kb: None };
+                let mut state = State { setup, kb: None, fallback_said: None };
                 for job in rx {
                     // A bug in one call must not take the server down: the
                     // caller gets an error and the next call reopens the database.
