@@ -194,3 +194,23 @@ fn doctor_calls_a_truncated_database_damaged_and_advises_moving_it_aside() {
     assert!(!stdout.contains("permissions"), "a damaged file is not a permissions problem: {stdout}");
     assert_eq!(hash(&env.database()), before, "the file is unchanged");
 }
+
+#[test]
+fn sqlites_reason_is_said_once_not_again_with_its_error_code() {
+    let env = indexed_env();
+    std::fs::remove_file(env.database()).unwrap();
+    env.write("data/kebab/kebab.db", "These are my notes, not a database.\n".repeat(200));
+    let (_, _, stderr) = run(&env, &["stats"]);
+    assert_eq!(stderr.matches("file is not a database").count(), 1, "{stderr}");
+    assert!(!stderr.contains("Error code"), "{stderr}");
+    let (_, stdout, _) = run(&env, &["--json", "search", "kettle"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let message = doc["message"].as_str().unwrap();
+    assert_eq!(message.matches("file is not a database").count(), 1, "{message}");
+    let (_, stdout, _) = run(&env, &["doctor"]);
+    assert_eq!(stdout.matches("file is not a database").count(), 1, "{stdout}");
+
+    let env = truncated_env();
+    let (_, _, stderr) = run(&env, &["search", "kettle"]);
+    assert!(!stderr.contains("Error code"), "{stderr}");
+}

@@ -12,6 +12,7 @@ use crate::config::{EmbeddingProvider, LlmProvider};
 
 use super::Ctx;
 use crate::config::Config;
+use crate::render::failure::message;
 use crate::script::one_line;
 use crate::store::{SCHEMA_LEVEL, Store};
 
@@ -57,7 +58,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         )),
         Err(e) => {
             let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
-            checks.push(check("config", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
+            checks.push(check("config", Status::Fail, message(&e), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
         }
     }
     checks.push(data_dir_check(&ctx.paths.data_dir, ctx.read_only().is_some()));
@@ -232,7 +233,7 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
             format!("{n} chunks have no vector yet: semantic search misses them"),
             Some("`kebab ingest` embeds them (an interrupted run resumes where it stopped)".into()),
         )),
-        (Err(e), _) | (_, Err(e)) => checks.push(check("vectors", Status::Fail, format!("{e:#}"), None)),
+        (Err(e), _) | (_, Err(e)) => checks.push(check("vectors", Status::Fail, message(&e), None)),
     }
 }
 
@@ -267,7 +268,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
             } else {
                 format!("move {} aside and run `kebab ingest` to rebuild it", db.display())
             };
-            checks.push(check("database", Status::Fail, format!("{e:#}"), Some(hint.unwrap_or(fallback))));
+            checks.push(check("database", Status::Fail, message(&e), Some(hint.unwrap_or(fallback))));
             return;
         }
     };
@@ -290,7 +291,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
             Err(e) => checks.push(check(
                 "index",
                 Status::Fail,
-                format!("{table}: {e:#}"),
+                format!("{table}: {}", message(&e)),
                 Some(format!("run: sqlite3 {} \"INSERT INTO {table}({table}) VALUES('rebuild')\"", db.display())),
             )),
         }
@@ -303,7 +304,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
             format!("{n} blocks of chunks wait for their postings (an ingest stopped halfway): searches are slower until then"),
             Some("run `kebab ingest` on your notes again: unchanged files are skipped and the postings rebuilt".into()),
         )),
-        Err(e) => checks.push(check("postings", Status::Fail, format!("{e:#}"), None)),
+        Err(e) => checks.push(check("postings", Status::Fail, message(&e), None)),
     }
     match store.stats() {
         Ok(s) if s.chunks == 0 => checks.push(check(
@@ -325,6 +326,6 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
                 ));
             }
         }
-        Err(e) => checks.push(check("content", Status::Fail, format!("{e:#}"), None)),
+        Err(e) => checks.push(check("content", Status::Fail, message(&e), None)),
     }
 }

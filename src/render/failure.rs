@@ -19,7 +19,7 @@ pub fn classify(err: &anyhow::Error) -> Failure {
             doc: ErrorDoc {
                 schema_version: "error.v1",
                 code: user.code.to_string(),
-                message: format!("{err:#}"),
+                message: message(err),
                 hint: user.hint.clone(),
             },
         };
@@ -27,13 +27,13 @@ pub fn classify(err: &anyhow::Error) -> Failure {
     if let Some(llm) = err.chain().find_map(|c| c.downcast_ref::<crate::llm::LlmError>()) {
         return Failure {
             exit_code: 2,
-            doc: ErrorDoc { schema_version: "error.v1", code: "llm".into(), message: format!("{err:#}"), hint: llm.hint() },
+            doc: ErrorDoc { schema_version: "error.v1", code: "llm".into(), message: message(err), hint: llm.hint() },
         };
     }
     if let Some(e) = err.chain().find_map(|c| c.downcast_ref::<crate::embed::EmbedError>()) {
         return Failure {
             exit_code: 2,
-            doc: ErrorDoc { schema_version: "error.v1", code: "embed".into(), message: format!("{err:#}"), hint: e.hint() },
+            doc: ErrorDoc { schema_version: "error.v1", code: "embed".into(), message: message(err), hint: e.hint() },
         };
     }
     let sqlite = err.chain().find_map(|c| c.downcast_ref::<rusqlite::Error>());
@@ -43,10 +43,25 @@ pub fn classify(err: &anyhow::Error) -> Failure {
         doc: ErrorDoc {
             schema_version: "error.v1",
             code: code.into(),
-            message: format!("{err:#}"),
+            message: message(err),
             hint: sqlite.and_then(database_hint),
         },
     }
+}
+
+/// An error with its causes on one line, `context: cause: …` as `{:#}`
+/// prints it, but ending at a SQLite error: its cause is SQLite's code with the
+/// same words again ("file is not a database: Error code 26: file is not a
+/// database").
+pub fn message(err: &anyhow::Error) -> String {
+    let mut parts = Vec::new();
+    for cause in err.chain() {
+        parts.push(cause.to_string());
+        if cause.downcast_ref::<rusqlite::Error>().is_some() {
+            break;
+        }
+    }
+    parts.join(": ")
 }
 
 /// The advice for an error from a database file SQLite reads as damaged or
