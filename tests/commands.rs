@@ -280,3 +280,29 @@ fn the_repl_with_json_is_refused_as_json_not_answered_as_text() {
     assert_eq!((v["schema_version"].as_str(), v["code"].as_str()), (Some("error.v1"), Some("usage")), "{v}");
     assert!(v["hint"].as_str().unwrap().contains("kebab --json ask --session"), "{v}");
 }
+
+#[test]
+fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
+    // A folder given as --config was ignored by stats and docs (defaults
+    // applied) and failed elsewhere as "Is a directory (os error 21)".
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let folder = env.notes();
+    for args in [vec!["stats"], vec!["docs"], vec!["search", "tea"], vec!["init"]] {
+        let mut all = vec!["--config", folder.to_str().unwrap()];
+        all.extend(&args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("config file {} is a folder, not a file", folder.display())), "{args:?}: {err}");
+        assert!(err.contains("hint: point --config"), "{args:?}: {err}");
+    }
+    // init writing a config under a file: exit 1 naming it, not "File exists (os error 17)".
+    let file = env.write("plain.txt", "not a folder");
+    let config = file.join("config.toml");
+    let out = env.run(&["--config", config.to_str().unwrap(), "init"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("{} is a file, not a folder", file.display())), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hint: point --config"), "{}", stderr(&out));
+}

@@ -18,7 +18,7 @@ mod sessions;
 mod stats;
 mod watch;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -303,20 +303,48 @@ pub fn text_arg(name: &str, parts: &[std::ffi::OsString]) -> Result<String> {
     Ok(words.join(" "))
 }
 
+/// The nearest existing folder above a path not there yet, when it is a file
+/// instead: nothing could ever be made below it.
+pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {
+    if path.exists() {
+        return None;
+    }
+    path.ancestors().skip(1).find(|a| a.exists()).filter(|a| !a.is_dir())
+}
+
 /// Checks the paths before any command runs: a config named explicitly must
-/// exist (only the default one may be absent), and the data dir is a folder.
+/// exist (only the default one may be absent) and be a file, and the data dir
+/// is a folder.
 fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
     use crate::error::UserError;
+    let config = &paths.config_file;
+    // `config path` only names the files; doctor reports them as checks of its own.
+    let naming_only = matches!(command, Command::Config(config_cmd::Command::Path) | Command::Doctor);
+    // Read as "no config" it would be ignored by some commands and fail others as "Is a directory".
+    if config.is_dir() && !naming_only {
+        return Err(UserError::new("config", format!("config file {} is a folder, not a file", config.display()))
+            .with_hint("point --config (or KEBAB_CONFIG) at a TOML file, or at a file name `kebab --config FILE init` may write")
+            .into());
+    }
+    if let Some(file) = file_in_the_way(config).filter(|_| matches!(command, Command::Init)) {
+        return Err(UserError::new(
+            "config",
+            format!("config file {} cannot be written: {} is a file, not a folder", config.display(), file.display()),
+        )
+        .with_hint("point --config (or KEBAB_CONFIG) at a file name in a folder")
+        .into());
+    }
     // `kebab init` writes the config it is pointed at; `config path` only names it.
     let may_be_absent = matches!(command, Command::Init | Command::Config(config_cmd::Command::Path));
-    if config_named && !may_be_absent && !paths.config_file.exists() {
-        return Err(UserError::new("config", format!("config file {} does not exist", paths.config_file.display()))
+    if config_named && !may_be_absent && !config.exists() {
+        return Err(UserError::new("config", format!("config file {} does not exist", config.display()))
             .with_hint("fix the --config path (or KEBAB_CONFIG), or run `kebab --config FILE init` to write one there")
             .into());
     }
+    let data_dir_hint = "point --data-dir (or KEBAB_DATA_DIR) at a folder; kebab creates it if it is missing";
     if paths.data_dir.exists() && !paths.data_dir.is_dir() {
         return Err(UserError::new("bad_input", format!("the data dir {} is a file, not a folder", paths.data_dir.display()))
-            .with_hint("point --data-dir (or KEBAB_DATA_DIR) at a folder; kebab creates it if it is missing")
+            .with_hint(data_dir_hint)
             .into());
     }
     Ok(())

@@ -270,6 +270,7 @@ impl Config {
                     "config",
                     format!("cannot read config file {}: {e}", path.display()),
                 )
+                .with_hint("let this user read it (chmod u+r), or point --config (or KEBAB_CONFIG) at another file")
                 .into());
             }
         };
