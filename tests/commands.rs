@@ -282,6 +282,38 @@ fn the_repl_with_json_is_refused_as_json_not_answered_as_text() {
 }
 
 #[test]
+fn a_data_dir_under_a_file_is_named_as_such_by_every_command() {
+    // `stats` said "nothing is indexed yet … run kebab ingest", and ingest
+    // then failed with "File exists (os error 17)", exit 2 and no hint.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let file = env.write("plain.txt", "not a folder");
+    let data = file.join("kebab");
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["init"], vec!["ingest", notes.to_str().unwrap()], vec!["search", "tea"]] {
+        let mut all = vec!["--data-dir", data.to_str().unwrap()];
+        all.extend(&args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("{} is a file, not a folder", file.display())), "{args:?}: {err}");
+        assert!(err.contains("hint: point --data-dir"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+    // A folder this user may not write in: exit 1 with what to do, not exit 2 with none.
+    let locked = env.path("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let _guard = common::unlistable(locked.clone());
+    let data = locked.join("kebab");
+    let cmd = env.cmd(&["--data-dir", data.to_str().unwrap(), "ingest", notes.to_str().unwrap()]);
+    let Some(mut cmd) = common::heeding_folder_permissions(cmd) else { return };
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("cannot create the data directory {}", data.display())), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+#[test]
 fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     // A folder given as --config was ignored by stats and docs (defaults
     // applied) and failed elsewhere as "Is a directory (os error 21)".

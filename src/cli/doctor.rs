@@ -159,8 +159,8 @@ fn data_dir_check(dir: &Path, readonly: bool) -> Check {
     }
     // Diagnosed, never created: the first `kebab ingest` makes the folder.
     if !dir.exists() {
-        return match dir.ancestors().skip(1).find(|a| a.exists()) {
-            Some(a) if !a.is_dir() => check(
+        return match super::file_in_the_way(dir) {
+            Some(a) => check(
                 "data dir",
                 Status::Fail,
                 format!("{} cannot be created: {} is a file, not a folder", dir.display(), a.display()),

@@ -314,7 +314,7 @@ pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {
 
 /// Checks the paths before any command runs: a config named explicitly must
 /// exist (only the default one may be absent) and be a file, and the data dir
-/// is a folder.
+/// is a folder or could be made one.
 fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
     use crate::error::UserError;
     let config = &paths.config_file;
@@ -346,6 +346,16 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
         return Err(UserError::new("bad_input", format!("the data dir {} is a file, not a folder", paths.data_dir.display()))
             .with_hint(data_dir_hint)
             .into());
+    }
+    // A reading command would say "nothing is indexed yet, run kebab ingest",
+    // and ingest would then fail to make the folder.
+    if let Some(file) = file_in_the_way(&paths.data_dir).filter(|_| !naming_only) {
+        return Err(UserError::new(
+            "bad_input",
+            format!("the data dir {} cannot be created: {} is a file, not a folder", paths.data_dir.display(), file.display()),
+        )
+        .with_hint(data_dir_hint)
+        .into());
     }
     Ok(())
 }

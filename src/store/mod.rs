@@ -133,7 +133,12 @@ impl Store {
             return Store::open_readonly(path, why);
         }
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+            // The user's to fix (permissions, a path that is wrong): exit 1 with what to do.
+            std::fs::create_dir_all(dir).map_err(|e| {
+                UserError::new("bad_input", format!("cannot create the data directory {}: {e}", dir.display())).with_hint(
+                    "let this user write in the folder above it, or point --data-dir (or KEBAB_DATA_DIR) at a folder it may write",
+                )
+            })?;
         }
         let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
