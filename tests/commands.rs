@@ -338,3 +338,29 @@ fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     assert!(stderr(&out).contains(&format!("{} is a file, not a folder", file.display())), "{}", stderr(&out));
     assert!(stderr(&out).contains("hint: point --config"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_bad_count_temperature_or_empty_question_says_what_to_do() {
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let qrels = env.write("qrels.tsv", "query-id\tcorpus-id\tscore\n");
+    let queries = env.write("queries.jsonl", "");
+    for (args, hint) in [
+        (&["ask", "-k", "0", "how long does green tea steep?"][..], "leave -k out"),
+        (&["search", "-k", "0", "tea"][..], "leave -k out"),
+        (&["sessions", "search", "tea", "-n", "0"][..], "leave -n out"),
+        (&["ask", "--temperature", "5", "how long does green tea steep?"][..], "between 0 and 2"),
+        (&["ask", "   "][..], "ask a question"),
+        (
+            &["eval", "retrieval", "-k", "0", "--queries", queries.to_str().unwrap(), "--qrels", qrels.to_str().unwrap()][..],
+            "leave -k out",
+        ),
+    ] {
+        let out = env.run(&[&["--json"][..], args].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(doc["hint"].as_str().unwrap_or_default().contains(hint), "{args:?}: {doc}");
+    }
+}

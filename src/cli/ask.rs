@@ -100,14 +100,20 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let cfg = ctx.config()?;
     let question = question_text(&args.question)?;
     if question.trim().is_empty() {
-        return Err(UserError::new("bad_input", "the question is empty").into());
+        return Err(UserError::new("bad_input", "the question is empty")
+            .with_hint("ask a question in words, e.g. `kebab ask \"What is ownership?\"`, or pipe it in with `kebab ask -`")
+            .into());
     }
     if args.k == Some(0) {
-        return Err(UserError::new("bad_input", "-k must be at least 1").into());
+        return Err(UserError::new("bad_input", "-k must be at least 1")
+            .with_hint("leave -k out for the configured default (search.default_k)")
+            .into());
     }
     if let Some(t) = args.temperature
         && !(0.0..=2.0).contains(&t) {
-            return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2")).into());
+            return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2"))
+                .with_hint("give a temperature between 0 and 2 (0 answers the same way every time), or leave it out for llm.temperature")
+                .into());
         }
     let store = ctx.store()?;
     if store.is_readonly() {

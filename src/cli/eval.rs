@@ -122,7 +122,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Answers { queries, answers, limit, multi_hop, mode } => {
             if limit == Some(0) {
-                return Err(UserError::new("bad_input", "--limit must be at least 1").into());
+                return Err(UserError::new("bad_input", "--limit must be at least 1")
+                    .with_hint("leave --limit out to ask every question of the set")
+                    .into());
             }
             let (kb, mode) = asking(ctx, mode)?;
             let opts = answers::Options {
@@ -189,7 +191,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Retrieval { queries, qrels, mode, k, rrf_k, split } => {
             if k == 0 {
-                return Err(UserError::new("bad_input", "-k must be at least 1").into());
+                return Err(UserError::new("bad_input", "-k must be at least 1")
+                    .with_hint("leave -k out to retrieve 100 documents per query")
+                    .into());
             }
             let mut cfg = ctx.config()?;
             if let Some(r) = rrf_k {

@@ -37,7 +37,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let k = args.k.unwrap_or(cfg.search.default_k);
     if k == 0 {
-        return Err(UserError::new("bad_input", "-k must be at least 1").into());
+        return Err(UserError::new("bad_input", "-k must be at least 1")
+            .with_hint("leave -k out for the configured default (search.default_k)")
+            .into());
     }
     let store = ctx.store()?;
     let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;

@@ -176,7 +176,9 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         Command::Search { query, limit } => {
             let query = super::text_arg("query", &query)?;
             if limit == 0 {
-                return Err(UserError::new("bad_input", "-n must be at least 1").into());
+                return Err(UserError::new("bad_input", "-n must be at least 1")
+                    .with_hint("leave -n out for the 20 best turns")
+                    .into());
             }
             let hits = session::search(&store, &query, limit)?;
             if ctx.out.json {
