@@ -281,6 +281,41 @@ fn a_subfolder_of_an_ingested_folder_keeps_its_paths() {
     assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 3);
 }
 
+#[test]
+fn a_folder_ingested_after_a_folder_inside_it_holds_each_note_once() {
+    // Both were roots: every note under notes/sub was indexed, found and
+    // quoted twice (as sub/c.md and notes/sub/c.md).
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    three_notes(&env);
+    let (notes, sub) = (env.notes(), env.path("notes/sub"));
+    env.ok(&["ingest", sub.to_str().unwrap()]);
+    let before = chunk_ids(&env, "copper kettles");
+    assert_eq!(before.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["sub/c.md"]);
+    let answer = env.json(&["ask", "--session", "s", "Do copper kettles tarnish?"]);
+    assert_eq!(answer["citations"][0]["citation"]["path"], "sub/c.md", "{answer}");
+
+    let out = env.run(&["ingest", notes.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("notes/sub/"), "says where its notes went: {}", stderr(&out));
+    let docs = env.json(&["docs"]);
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["notes/a.md", "notes/b.txt", "notes/sub/c.md"]);
+    assert_eq!(env.json(&["stats"])["roots"].as_array().unwrap().len(), 1);
+    // The note moved, its chunk kept: the saved answer still cites it, by its new path.
+    assert_eq!(chunk_ids(&env, "copper kettles"), [("notes/sub/c.md".to_string(), before[0].1)]);
+    let saved = env.json(&["sessions", "show", "s"]);
+    assert_eq!(saved["turns"][0]["answer"]["citations"][0]["chunk_id"], before[0].1, "{saved}");
+
+    // One run naming a folder and what is inside it reads each file once.
+    let env = Env::new();
+    three_notes(&env);
+    let (notes, sub, a) = (env.notes(), env.path("notes/sub"), env.path("notes/a.md"));
+    let s = env.json(&["ingest", sub.to_str().unwrap(), notes.to_str().unwrap(), a.to_str().unwrap(), notes.to_str().unwrap()]);
+    assert_eq!((s["files_seen"].as_u64(), s["added"].as_u64(), s["unchanged"].as_u64()), (Some(3), Some(3), Some(0)), "{s}");
+    assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 3);
+}
+
 /// Two folders `a` and `b` ingested, then `b` moved away (an unmounted disk)
 /// and a note in `a` edited; returns the env and where `b` was.
 fn one_root_gone() -> (Env, std::path::PathBuf) {

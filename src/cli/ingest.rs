@@ -89,6 +89,20 @@ impl Progress {
                     _ => ctx.out.warn(&line),
                 }
             }
+            (progress, Event::Absorbed { from, into, to, dir, documents }) => {
+                let line = format!(
+                    "{}/ ({}) lies inside {}/: its {} moved to {}/ (chunks, vectors and saved citations kept)",
+                    one_line(from),
+                    one_line(&dir.display().to_string()),
+                    one_line(into),
+                    if documents == 1 { "1 document".to_string() } else { format!("{documents} documents") },
+                    one_line(to)
+                );
+                match progress {
+                    Progress::Bar { bar, .. } => bar.suspend(|| ctx.out.notice(&line)),
+                    _ => ctx.out.notice(&line),
+                }
+            }
             _ => {}
         }
     }

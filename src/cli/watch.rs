@@ -95,7 +95,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     // A remembered folder that is gone (an unmounted disk) does not stop the
     // others, as for a bare `kebab ingest`; a PATH named that is gone does.
-    let (watched, missing) = Watched::resolve(&store, &cfg, &ctx.config_dir(), &args.paths)?;
+    let (watched, missing) = Watched::resolve(&mut store, &cfg, &ctx.config_dir(), &args.paths)?;
     for gone in &missing {
         let warning = super::ingest::missing_root_warning(gone, !cfg.workspace.roots.is_empty());
         ctx.out.warn(format!("{warning} (not watched: start `kebab watch` again once it is back)"));

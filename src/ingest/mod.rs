@@ -99,6 +99,9 @@ pub enum Event<'a> {
     /// One file was handled.
     File { path: &'a str, bytes: u64, what: &'static str },
     Skipped(&'a Skipped),
+    /// A root found to lie inside the folder of root `into`: its documents
+    /// (`from/…`, a root's name) now have their paths under `to/`.
+    Absorbed { from: &'a str, into: &'a str, to: &'a str, dir: &'a Path, documents: usize },
 }
 
 /// A file found by the walk.
@@ -195,7 +198,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
 
     for target in &targets {
-        let (root_id, root_name, target) = place_target(store, target)?;
+        let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
         let Walk { candidates, errors: mut walk_errors, unlisted, present } = walk(target, &excludes, opts.format);
         // What the index holds under a folder that could not be listed is
@@ -236,9 +239,11 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
 /// The root a target belongs to (id, name) and the target re-expressed
 /// against it: a folder or file inside an already ingested folder belongs to
 /// that root, so its documents keep their paths instead of being indexed twice.
-fn place_target(store: &Store, target: &Target) -> Result<(i64, String, Target)> {
+/// For the same reason a root inside the folder joins its root (`on` hears of
+/// it): no folder is a root inside another.
+fn place_target(store: &mut Store, target: &Target, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
     let wanted = target.start();
-    Ok(match store.root_containing(&wanted)? {
+    let (id, name, placed) = match store.root_containing(&wanted)? {
         Some((id, name, dir)) => {
             let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
             (id, name, Target { root_dir: dir, scope })
@@ -247,7 +252,28 @@ fn place_target(store: &Store, target: &Target) -> Result<(i64, String, Target)>
             let (id, name) = store.ensure_root(&target.root_dir)?;
             (id, name, target.clone())
         }
-    })
+    };
+    for inner in store.roots_inside(&placed.root_dir)? {
+        let prefix = relative(&inner.dir, &placed.root_dir);
+        let documents = store.absorb_root(&inner, (id, &name), &prefix)?;
+        on(Event::Absorbed { from: &inner.name, into: &name, to: &in_root(&name, &prefix), dir: &inner.dir, documents });
+    }
+    Ok((id, name, placed))
+}
+
+/// The targets without those another covers: a folder named twice, or a
+/// folder or file inside another folder named, is walked once (a walk of
+/// each read it twice, and counted it twice).
+fn outermost(targets: Vec<Target>) -> Vec<Target> {
+    let covers = |outer: &Target, inner: &Target| outer.scope.as_os_str().is_empty() && inner.start().starts_with(&outer.root_dir);
+    let mut kept: Vec<Target> = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        let inside_another = targets.iter().enumerate().any(|(j, u)| j != i && covers(u, t) && u.start() != t.start());
+        if !inside_another && !kept.iter().any(|k| k.start() == t.start()) {
+            kept.push(t.clone());
+        }
+    }
+    kept
 }
 
 /// When to commit the open batch of files: often enough that a crash loses
@@ -304,7 +330,7 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
         })?;
         targets.push(target_of(abs));
     }
-    Ok(targets)
+    Ok(outermost(targets))
 }
 
 /// `p` made absolute with its symlinks resolved (`canonicalize`), except a

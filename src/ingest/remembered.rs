@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Summary, Target, expand_root, locate, relative, target_of};
+use super::{Summary, Target, expand_root, locate, outermost, relative, target_of};
 use crate::config::Config;
 use crate::error::UserError;
 use crate::store::Store;
@@ -63,7 +63,7 @@ pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<
             Err(error) => gone.push(Gone { path: resolved(&p), error }),
         }
     }
-    Ok((targets, gone))
+    Ok((outermost(targets), gone))
 }
 
 /// Counts the documents of each gone folder as missing and keeps them, or

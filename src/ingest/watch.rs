@@ -95,7 +95,7 @@ impl Watched {
     /// (`workspace.roots`, else the roots indexed): one of those that is not
     /// there now is left out and returned apart, its documents kept, as a
     /// bare `kebab ingest` does; a path named that is not there is an error.
-    pub fn resolve(store: &Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<(Watched, Vec<MissingRoot>)> {
+    pub fn resolve(store: &mut Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<(Watched, Vec<MissingRoot>)> {
         let (targets, missing) = if paths.is_empty() {
             let (targets, gone) = remembered::targets(store, cfg, config_dir)?;
             (targets, remembered::kept(store, gone)?)
@@ -104,7 +104,7 @@ impl Watched {
         };
         let mut roots = Vec::new();
         for target in targets {
-            let (root_id, name, placed) = place_target(store, &target)?;
+            let (root_id, name, placed) = place_target(store, &target, &mut |_| {})?;
             let start = placed.start();
             let recursive = start.is_dir();
             let watch_path = if recursive { start } else { start.parent().map(Path::to_path_buf).unwrap_or(start) };

@@ -9,6 +9,7 @@ mod answers;
 mod batch;
 mod conversations;
 mod derived;
+mod moves;
 mod postings;
 mod read;
 mod spelling;
@@ -35,7 +36,8 @@ pub use vectors::{VectorSet, quantize};
 /// A one-document Markdown source of the given chunk texts, for tests elsewhere in the crate.
 #[cfg(test)]
 pub(crate) use write::tests::source as test_source;
-pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourcePlace, SourceRow};
+pub use moves::{InnerRoot, SourcePlace};
+pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourceRow};
 
 /// A numbered migration: its SQL, then, if it has one, a step in Rust that
 /// converts existing rows (same transaction).

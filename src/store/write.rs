@@ -256,13 +256,6 @@ pub struct SourceRow {
     pub content_hash: String,
 }
 
-/// Where a source moves: its root, its root's name and its root-relative path.
-pub struct SourcePlace<'a> {
-    pub root_id: i64,
-    pub root_name: &'a str,
-    pub rel_path: &'a str,
-}
-
 impl Store {
     /// The sources of `root_id` at or below `scope` ("" for the whole root).
     pub fn sources_under(&self, root_id: i64, scope: &str) -> Result<Vec<SourceRow>> {
@@ -276,58 +269,6 @@ impl Store {
             }
         }
         Ok(out)
-    }
-
-    /// Moves a source file and its documents to a new path, in one
-    /// transaction, keeping their rows: chunk ids, vectors and the citations
-    /// that point at them stay valid. Returns how many documents moved.
-    pub fn move_source(&mut self, from: &SourcePlace, to: &SourcePlace) -> Result<usize> {
-        self.ensure_writable()?;
-        self.terms.get_mut().clear();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let source_id: i64 = tx.query_row(
-            "SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2",
-            params![from.root_id, from.rel_path],
-            |r| r.get(0),
-        )?;
-        // Whatever the index held at the new path is replaced by the moved file.
-        let stale: Option<i64> = tx
-            .query_row("SELECT id FROM sources WHERE root_id = ?1 AND rel_path = ?2", params![to.root_id, to.rel_path], |r| r.get(0))
-            .optional()?;
-        if let Some(stale) = stale.filter(|&s| s != source_id) {
-            let ids: Vec<i64> = {
-                let mut stmt = tx.prepare("SELECT id FROM documents WHERE source_id = ?1")?;
-                stmt.query_map([stale], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
-            };
-            for id in ids {
-                delete_document(&tx, id)?;
-            }
-            tx.execute("DELETE FROM sources WHERE id = ?1", [stale])?;
-            postings::settle(&tx, Settle::All, None)?;
-        }
-        tx.execute(
-            "UPDATE sources SET root_id = ?2, rel_path = ?3, indexed_at = ?4 WHERE id = ?1",
-            params![source_id, to.root_id, to.rel_path, now_rfc3339()],
-        )?;
-        let old_prefix = format!("{}/{}", from.root_name, from.rel_path);
-        let new_prefix = format!("{}/{}", to.root_name, to.rel_path);
-        let docs: Vec<(i64, String, String)> = {
-            let mut stmt = tx.prepare("SELECT id, path, external_id FROM documents WHERE source_id = ?1")?;
-            stmt.query_map([source_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?
-        };
-        for (id, path, external_id) in &docs {
-            // `ROOT/rel.md`, or `ROOT/rel.jsonl#ID` for a record.
-            let Some(rest) = path.strip_prefix(&old_prefix) else { continue };
-            let new_path = format!("{new_prefix}{rest}");
-            // A note's external id is its path; a record's is its own `_id`.
-            let new_external = if external_id == path { new_path.clone() } else { external_id.clone() };
-            tx.execute(
-                "UPDATE documents SET path = ?2, external_id = ?3, updated_at = ?4 WHERE id = ?1",
-                params![id, new_path, new_external, now_rfc3339()],
-            )?;
-        }
-        tx.commit().context("committing the move")?;
-        Ok(docs.len())
     }
 }
 
@@ -420,7 +361,7 @@ fn apply_source_in(tx: &Connection, rows: &SourceRows, force: bool, building: Op
     Ok(out)
 }
 
-fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
+pub(super) fn delete_document(tx: &Connection, doc_id: i64) -> Result<()> {
     tx.execute("DELETE FROM chunks WHERE doc_id = ?1", [doc_id])?;
     tx.execute("DELETE FROM documents WHERE id = ?1", [doc_id])?;
     Ok(())
