@@ -364,3 +364,19 @@ fn a_bad_count_temperature_or_empty_question_says_what_to_do() {
         assert!(doc["hint"].as_str().unwrap_or_default().contains(hint), "{args:?}: {doc}");
     }
 }
+
+#[test]
+fn docs_with_a_glob_that_matches_nothing_says_so_not_that_nothing_is_indexed() {
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["docs", "--path-glob", "tea/*"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("no document path matches \"tea/*\"") && err.contains("notes/tea.md"), "{err}");
+    assert!(!err.contains("kebab ingest"), "{err}");
+    let out = env.run(&["--json", "docs", "--path-glob", "["]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["hint"].as_str().unwrap_or_default().contains("notes/**/*.md"), "{doc}");
+}

@@ -26,20 +26,32 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let matcher = match &args.path_glob {
         Some(g) => Some(
             globset::Glob::new(g)
-                .map_err(|e| UserError::new("bad_input", format!("bad --path-glob {g:?}: {e}")))?
+                .map_err(|e| {
+                    UserError::new("bad_input", format!("bad --path-glob {g:?}: {e}"))
+                        .with_hint("give a glob over the paths `kebab docs` lists, e.g. 'notes/**/*.md' (quoted, so the shell leaves it)")
+                })?
                 .compile_matcher(),
         ),
         None => None,
     };
     let store = ctx.store()?;
-    let documents: Vec<DocRow> =
-        store.documents()?.into_iter().filter(|d| matcher.as_ref().is_none_or(|m| m.is_match(&d.path))).collect();
+    let all = store.documents()?;
+    // Kept for the notice: an index that holds documents, none of them matching.
+    let first = all.first().map(|d| d.path.clone());
+    let total = all.len();
+    let documents: Vec<DocRow> = all.into_iter().filter(|d| matcher.as_ref().is_none_or(|m| m.is_match(&d.path))).collect();
     if ctx.out.json {
         ctx.out.json(&DocsDoc { schema_version: "docs.v1", documents })?;
         return Ok(0);
     }
-    if documents.is_empty() {
-        ctx.out.notice("no documents (index notes with `kebab ingest PATH`)");
+    match (&args.path_glob, &first) {
+        (Some(g), Some(first)) if documents.is_empty() => ctx.out.notice(format!(
+            "no document path matches {:?} ({total} documents in all; paths look like {}, so a glob starts with the root's name)",
+            one_line(g),
+            one_line(first)
+        )),
+        _ if documents.is_empty() => ctx.out.notice("no documents (index notes with `kebab ingest PATH`)"),
+        _ => {}
     }
     for d in &documents {
         ctx.out.line(format!(
