@@ -225,6 +225,24 @@ fn symlink_loops_are_not_followed_and_a_dangling_link_is_reported() {
 }
 
 #[test]
+fn an_unreadable_file_and_a_dangling_link_are_skipped_saying_what_to_do() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    let locked = env.write("notes/locked.md", "# Locked\n\nsealed\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::os::unix::fs::symlink(env.path("notes/gone.md"), env.path("notes/dangling.md")).unwrap();
+    let cmd = env.cmd(&["--json", "ingest", env.notes().to_str().unwrap()]);
+    let Some(mut cmd) = common::heeding_folder_permissions(cmd) else { return };
+    let out = cmd.output().unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reason = skip_reason(&summary, "locked.md").unwrap_or_else(|| panic!("{summary}"));
+    assert!(reason.contains("Permission denied") && reason.contains("chmod u+r"), "{reason}");
+    let reason = skip_reason(&summary, "dangling.md").unwrap_or_else(|| panic!("{summary}"));
+    assert!(reason.contains("symbolic link") && reason.contains("workspace.exclude"), "{reason}");
+}
+
+#[test]
 fn a_symlinked_file_from_outside_is_read_but_a_symlinked_folder_is_not_walked() {
     let env = env();
     env.write("notes/good.md", GOOD);

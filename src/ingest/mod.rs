@@ -473,10 +473,23 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 errors.push(Skipped { path: rel_of(entry.path()), reason: NOT_REGULAR.into() })
             }
             Ok(_) => {}
-            Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: format!("cannot read: {e}") }),
+            Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: cannot_read(&e, ft.is_symlink()) }),
         }
     }
     Walk { candidates: found, errors, unlisted, present }
+}
+
+/// Why a file could not be read, with what to do about it.
+pub(super) fn cannot_read(e: &std::io::Error, symlink: bool) -> String {
+    use std::io::ErrorKind::{NotFound, PermissionDenied};
+    match e.kind() {
+        NotFound if symlink => {
+            format!("cannot read: a symbolic link whose target is gone ({e}); fix or remove the link, or list it in workspace.exclude")
+        }
+        NotFound => format!("cannot read: {e}; it went away while kebab ran (the next `kebab ingest` catches up)"),
+        PermissionDenied => format!("cannot read: {e}; let this user read it (chmod u+r), or list it in workspace.exclude"),
+        _ => format!("cannot read: {e}; if it is not a note, list it in workspace.exclude"),
+    }
 }
 
 struct FileResult {
