@@ -316,6 +316,22 @@ fn a_folder_ingested_after_a_folder_inside_it_holds_each_note_once() {
     assert_eq!(env.json(&["docs"])["documents"].as_array().unwrap().len(), 3);
 }
 
+#[test]
+fn an_unchanged_file_is_read_again_when_format_names_another_format() {
+    // `--format txt` on a note indexed as Markdown said "nothing changed".
+    let (env, notes) = ingested_notes();
+    let a = env.path("notes/a.md");
+    let sections = |env: &Env| chunk_ids(env, "heron fish").len();
+    assert_eq!(sections(&env), 2, "as Markdown: one chunk per heading");
+    let s = env.json(&["ingest", "--format", "txt", a.to_str().unwrap()]);
+    assert_eq!((s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(1), Some(0)), "{s}");
+    let s = env.json(&["ingest", "--format", "txt", a.to_str().unwrap()]);
+    assert_eq!(s["unchanged"], 1, "{s}");
+    // A bare run keeps the format the user chose: no flip-flop on every run.
+    let s = env.json(&["ingest", &notes]);
+    assert_eq!((s["updated"].as_u64(), s["unchanged"].as_u64()), (Some(0), Some(3)), "{s}");
+}
+
 /// Two folders `a` and `b` ingested, then `b` moved away (an unmounted disk)
 /// and a note in `a` edited; returns the env and where `b` was.
 fn one_root_gone() -> (Env, std::path::PathBuf) {

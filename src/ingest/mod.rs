@@ -218,7 +218,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         }
         on(Event::Planned { files: candidates.len(), bytes: candidates.iter().map(|c| c.bytes).sum() });
 
-        let reading = pipeline::Reading { root_id, root_name: &root_name, cfg, limits: &limits, force: opts.force };
+        let reformat = !matches!(opts.format, FormatChoice::Auto);
+        let reading = pipeline::Reading { root_id, root_name: &root_name, cfg, limits: &limits, force: opts.force, reformat };
         let mut seen = pipeline::write_target(store, &reading, &candidates, &mut pipeline::Tally { summary: &mut summary, on: &mut *on })?;
         // A file still on disk is not gone, even when this run did not read it
         // (another extension, an earlier `--format`): only what is missing goes.
@@ -513,7 +514,7 @@ fn ingest_file(
     limits: &ChunkLimits,
     force: bool,
 ) -> Result<FileResult, FileError> {
-    let reading = pipeline::Reading { root_id, root_name, cfg, limits, force };
+    let reading = pipeline::Reading { root_id, root_name, cfg, limits, force, reformat: false };
     let indexed = if force { None } else { store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)? };
     match pipeline::prepare(&reading, cand, indexed.as_ref()).map_err(FileError::Skip)? {
         pipeline::Prepared::Unchanged { docs } => {

@@ -28,6 +28,9 @@ pub(super) struct Reading<'a> {
     pub limits: &'a ChunkLimits,
     /// Cut every file, even one whose bytes are unchanged.
     pub force: bool,
+    /// `--format` named a format: a file indexed as another one is read again
+    /// even when its bytes are unchanged (a bare run keeps what was chosen).
+    pub reformat: bool,
 }
 
 /// A file read and cut, ready for the writer.
@@ -163,8 +166,19 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
 /// Writes the files of one root, read on a second thread, in batches;
 /// returns the root-relative paths it looked at (skipped ones included).
 pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candidate], tally: &mut Tally) -> Result<HashSet<String>> {
-    let indexed: HashMap<String, (String, usize)> =
+    let indexed: HashMap<String, (String, usize, String)> =
         if reading.force { HashMap::new() } else { store.indexed_sources(reading.root_id)? };
+    // Files indexed as another format than `--format` names: cut again, as with --force.
+    let recut: HashSet<String> = if reading.reformat {
+        files.iter().filter(|c| indexed.get(&c.rel).is_some_and(|(_, _, f)| f != c.format)).map(|c| c.rel.clone()).collect()
+    } else {
+        HashSet::new()
+    };
+    let indexed: HashMap<String, (String, usize)> = indexed
+        .into_iter()
+        .filter(|(rel, _)| !recut.contains(rel))
+        .map(|(rel, (hash, docs, _))| (rel, (hash, docs)))
+        .collect();
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel(READ_AHEAD);
         let reader = scope.spawn(move || {
@@ -175,7 +189,7 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
                 }
             }
         });
-        let written = write_files(store, reading, files, receive, tally);
+        let written = write_files(store, reading, files, &recut, receive, tally);
         let read_all = reader.join().is_ok();
         match written {
             Ok(seen) if read_all => {
@@ -201,6 +215,7 @@ fn write_files(
     store: &mut Store,
     reading: &Reading,
     files: &[Candidate],
+    recut: &HashSet<String>,
     prepared: mpsc::Receiver<Result<Prepared, String>>,
     tally: &mut Tally,
 ) -> Result<HashSet<String>> {
@@ -229,7 +244,8 @@ fn write_files(
                 FileResult { outcome: SourceOutcome { unchanged: docs, ..Default::default() }, bad_lines: Vec::new() }
             }
             Ok(Prepared::Changed { input, bad_lines }) => {
-                let outcome = store.apply_source(&input, reading.force).map_err(|e| e.context(format!("indexing {display}")))?;
+                let force = reading.force || recut.contains(&cand.rel);
+                let outcome = store.apply_source(&input, force).map_err(|e| e.context(format!("indexing {display}")))?;
                 FileResult { outcome, bad_lines }
             }
         };

@@ -140,14 +140,14 @@ impl Store {
             .optional()?)
     }
 
-    /// The stored content hash and document count of every source file of
-    /// `root_id`, by root-relative path: what a run compares files with.
-    pub fn indexed_sources(&self, root_id: i64) -> Result<HashMap<String, (String, usize)>> {
+    /// The stored content hash, document count and format of every source
+    /// file of `root_id`, by root-relative path: what a run compares files with.
+    pub fn indexed_sources(&self, root_id: i64) -> Result<HashMap<String, (String, usize, String)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT s.rel_path, s.content_hash, (SELECT count(*) FROM documents d WHERE d.source_id = s.id)
+            "SELECT s.rel_path, s.content_hash, (SELECT count(*) FROM documents d WHERE d.source_id = s.id), s.format
              FROM sources s WHERE s.root_id = ?1",
         )?;
-        let rows = stmt.query_map([root_id], |r| Ok((r.get(0)?, (r.get(1)?, r.get::<_, i64>(2)? as usize))))?;
+        let rows = stmt.query_map([root_id], |r| Ok((r.get(0)?, (r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?))))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
