@@ -442,3 +442,14 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_through_prune() {
     assert_eq!(docs(&env), 3, "the notes of a root that could not be listed were pruned");
     assert!(env.ok(&["search", "lanterns"]).contains("closed/b.md"));
 }
+
+#[test]
+fn a_run_over_one_note_says_one_file_and_one_chunk() {
+    // It said "1 files; documents: 1 added … 1 chunks written".
+    let env = Env::new();
+    env.write("notes/one.md", "# One\n\nA single short note.\n");
+    let out = env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(out.contains("1 file; documents: 1 added") && out.contains("; 1 chunk written"), "{out}");
+    let out = env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(out.contains("nothing changed: 1 document in 1 file unchanged"), "{out}");
+}

@@ -146,8 +146,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         if let Some(e) = embedded.as_ref().filter(|e| e.embedded > 0) {
             let secs = e.elapsed_ms as f64 / 1000.0;
             ctx.out.line(format!(
-                "embedded {} chunks with {} in {secs:.1} s ({} chunks/s)",
-                e.embedded,
+                "embedded {} with {} in {secs:.1} s ({} chunks/s)",
+                count(e.embedded, "chunk"),
                 e.model,
                 rate(e.embedded as f64 / secs.max(1e-3))
             ))?;
@@ -155,7 +155,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         if let Some(e) = embedded.as_ref().filter(|e| e.unread > 0) {
             ctx.out.line(format!(
                 "left {} to lexical search: {} does not read their script (Hangul/CJK; see embedding.reads_cjk)",
-                if e.unread == 1 { "1 chunk".to_string() } else { format!("{} chunks", e.unread) },
+                count(e.unread, "chunk"),
                 e.model
             ))?;
         }
@@ -212,7 +212,7 @@ fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Sto
     let waiting = store.count_without_vectors()? as usize;
     let left = waiting.saturating_sub(written);
     if left > 0 && !force {
-        ctx.out.notice(format!("embedding {left} chunks left from an earlier run"));
+        ctx.out.notice(format!("embedding {} left from an earlier run", count(left, "chunk")));
     }
     let mut counter = ctx.counter("chunks embedded");
     let summary = ingest::embed::embed_missing(store, model.as_ref(), force, &mut |done, total| counter.set(done, total));
@@ -224,39 +224,51 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
     let secs = s.elapsed_ms as f64 / 1000.0;
     if s.added + s.updated + s.removed == 0 && s.skipped == 0 && resumed > 0 {
         ctx.out.line(format!(
-            "no file changed ({} documents in {} files); resumed embedding {resumed} chunks from an earlier run",
-            s.unchanged, s.files_seen
+            "no file changed ({} in {}); resumed embedding {} from an earlier run",
+            count(s.unchanged, "document"),
+            count(s.files_seen, "file"),
+            count(resumed, "chunk")
         ))?;
     } else if s.added + s.updated + s.removed == 0 && s.skipped == 0 {
         ctx.out.line(format!(
-            "nothing changed: {} documents in {} files unchanged ({secs:.2} s)",
-            s.unchanged, s.files_seen
+            "nothing changed: {} in {} unchanged ({secs:.2} s)",
+            count(s.unchanged, "document"),
+            count(s.files_seen, "file")
         ))?;
     } else {
         // Bad JSONL lines are counted apart from the files skipped whole.
         let skipped = match s.skipped_records {
             0 => format!("{} skipped", s.skipped),
-            records => format!("{} files skipped, {records} records skipped", s.skipped - records),
+            records => format!("{} skipped, {} skipped", count(s.skipped - records, "file"), count(records, "record")),
         };
         ctx.out.line(format!(
-            "{} files; documents: {} added, {} updated, {} unchanged, {} removed; {skipped}; {} chunks written",
-            s.files_seen, s.added, s.updated, s.unchanged, s.removed, s.chunks_written
+            "{}; documents: {} added, {} updated, {} unchanged, {} removed; {skipped}; {} written",
+            count(s.files_seen, "file"),
+            s.added,
+            s.updated,
+            s.unchanged,
+            s.removed,
+            count(s.chunks_written, "chunk")
         ))?;
         let rate = s.bytes_read as f64 / secs.max(1e-3);
         ctx.out.line(format!("read {} in {secs:.2} s ({}/s)", human_bytes(s.bytes_read), human_bytes(rate as u64)))?;
     }
     for f in &s.forgotten_roots {
-        let documents = if f.documents == 1 { "1 document".to_string() } else { format!("{} documents", f.documents) };
+        let documents = count(f.documents, "document");
         ctx.out.line(format!("forgot {}: the folder is gone; removed its {documents}", one_line(&f.path)))?;
     }
     // Those of a missing folder were warned about with it.
     let missing = s.missing - s.missing_roots.iter().map(|m| m.documents).sum::<usize>();
     if missing > 0 {
-        ctx.out.notice(format!(
-            "{missing} documents' files are gone; `kebab ingest --prune` removes them from the index"
-        ));
+        let gone = if missing == 1 { "1 document's file is gone".to_string() } else { format!("{missing} documents' files are gone") };
+        ctx.out.notice(format!("{gone}; `kebab ingest --prune` removes them from the index"));
     }
     Ok(())
+}
+
+/// `n` things, in the singular for one ("1 file", "2 files").
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 { format!("1 {thing}") } else { format!("{n} {thing}s") }
 }
 
 /// A rate as people read it: whole numbers, but a slow one keeps a decimal
