@@ -135,3 +135,12 @@ fn a_question_naming_the_value_it_wants_is_refused_when_no_passage_holds_one() {
         assert!(out.contains("refused"), "{q}: {out}");
     }
 }
+
+#[test]
+fn a_yes_or_no_question_answered_by_a_short_sentence_in_its_own_words_is_grounded() {
+    // The quote repeats every word of the question, as the answer to a
+    // yes-or-no question may: it was judged an echo of the question and the
+    // answer, shown in full, was then marked refused (llm_self_judge).
+    let env = builtin_notes_env(&[("sub/c.md", "# Gamma\n\nCopper kettles tarnish.\n")]);
+    answers_open_with(&env, &[("Do copper kettles tarnish?", "\"Copper kettles tarnish.\" [#1]")]);
+}

@@ -23,8 +23,10 @@ use crate::words::{is_filler, is_question_word, words};
 pub const THRESHOLD: f64 = 0.689;
 
 /// An exact quote must be at least this long (folded) to count as one: "It
-/// is." occurs in any text.
+/// is." occurs in any text. A shorter one counts with this many content
+/// words ("Copper kettles tarnish.", quoted for "Do copper kettles tarnish?").
 const MIN_QUOTE_CHARS: usize = 24;
+const MIN_QUOTE_WORDS: usize = 3;
 
 /// Words that make a sentence courteous, not factual ("I hope this helps").
 const COURTESY: &[&str] = &["hope", "helps", "help", "helpful", "glad", "happy", "feel", "free", "further", "let", "know", "here", "following", "below", "above", "summary", "short", "sure"];
@@ -200,7 +202,7 @@ pub fn judge(ev: &Evidence, sentence: &str) -> Judgement {
     // The quotation marks a model (or the built-in answerer) puts around a
     // copied sentence are not part of it.
     let quote = quote.trim_matches(['"', '“', '”', ' ']).trim_end_matches(['.', '!', '?', ':', ';', ',', ' ', '"', '”']);
-    if quote.chars().count() >= MIN_QUOTE_CHARS
+    if (quote.chars().count() >= MIN_QUOTE_CHARS || content.len() >= MIN_QUOTE_WORDS)
         && let Some(e) = ev.entries.iter().find(|e| e.folded.contains(quote))
     {
         return Judgement::Scored { n: e.n, support: 1.0 };
@@ -386,6 +388,9 @@ mod tests {
         }
         // Without the question nothing is an echo.
         assert!(matches!(judge(&ev(), "A loop can hand back a value."), Judgement::Scored { .. }));
+        // A short quote of the notes answering a yes-or-no question in its words is no echo either.
+        let kettles = Evidence::new([(1, "# Gamma\n\nCopper kettles tarnish.")]).for_question("Do copper kettles tarnish?");
+        assert!(matches!(judge(&kettles, "\"Copper kettles tarnish.\" [#1]"), Judgement::Scored { support: 1.0, .. }));
     }
 
     #[test]
