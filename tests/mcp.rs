@@ -315,6 +315,25 @@ fn ingest_indexes_new_notes_and_is_refused_under_readonly() {
 }
 
 #[test]
+fn hints_name_the_tool_to_call_not_a_command_line() {
+    // An MCP client was told to run `kebab sessions list` or `kebab ingest
+    // PATH`: commands for a terminal, not the tools it can call.
+    let env = home();
+    let (mut client, _) = Client::start(&env, &[]);
+    let empty = client.tool_error("search", json!({ "query": "kettle" }));
+    let hint = empty["hint"].as_str().unwrap();
+    assert!(hint.contains("call the `ingest` tool with {\"paths\": ["), "{empty}");
+    assert!(!hint.contains("kebab ingest"), "{empty}");
+    env.write("notes/kettle.md", "# Kettle\n\nThe kettle is descaled with vinegar once a month.\n");
+    client.ok("ingest", json!({ "paths": [env.notes()] }));
+    let no_session = client.tool_error("cite", json!({ "session": "nope", "turn": 1, "n": 1 }));
+    assert_eq!(no_session["code"], "not_found", "{no_session}");
+    assert_eq!(no_session["hint"], "the `sessions_list` tool shows the sessions there are", "{no_session}");
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
 fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
     let env = home();
     let file = env.write("notes/latin.txt", b"caf\xE9 cr\xE8me\n");

@@ -179,6 +179,16 @@ fn a_bad_session_name_in_a_command_says_what_a_name_may_be() {
 }
 
 #[test]
+fn a_hint_names_the_repl_command_not_the_command_line_one() {
+    // `:session rm nope` hinted at `kebab sessions list`, a command for
+    // another terminal, when `:session list` is right here.
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl", "--session", "t"], ":session rm nope\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("error: there is no session named \"nope\"\nhint: `:session list` shows the sessions there are"), "{out}");
+}
+
+#[test]
 fn ctrl_c_while_a_piped_repl_waits_for_input_stops_it_at_once() {
     // The flag Ctrl-C set was looked at only after the next line had been
     // read and run: the REPL kept waiting, then ran one more line.

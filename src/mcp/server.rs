@@ -51,12 +51,13 @@ pub async fn run(worker: Worker) -> Result<()> {
 }
 
 /// A call's result: its document, or the `error.v1` of its failure as a
-/// tool error (the client shows it; a protocol error it would hide).
+/// tool error (the client shows it; a protocol error it would hide), its
+/// hint naming the tool to call where the command line would run a command.
 fn result(outcome: Result<Value>) -> CallToolResult {
     match outcome {
         Ok(doc) => CallToolResult::structured(doc),
         Err(err) => {
-            let doc = crate::render::failure::classify(&err).doc;
+            let doc = crate::render::failure::classify_for(&err, crate::render::hint::FrontEnd::Mcp).doc;
             // An `ErrorDoc` always serializes; the fallback keeps the message if not.
             let value = serde_json::to_value(&doc).unwrap_or_else(|_| serde_json::json!({ "message": doc.message }));
             CallToolResult::structured_error(value)

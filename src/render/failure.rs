@@ -3,6 +3,7 @@
 //! the REPL show. User errors exit 1; the model server, the embedder and the
 //! database exit 2 with a hint of their own.
 
+use super::hint::{FrontEnd, hint_for};
 use crate::error::{ErrorDoc, UserError};
 
 /// How a failed command ends.
@@ -62,6 +63,14 @@ pub fn message(err: &anyhow::Error) -> String {
         }
     }
     parts.join(": ")
+}
+
+/// As `classify`, with the hint saying what to do in `front` (a REPL
+/// command, an MCP tool) where the command line would run a command.
+pub fn classify_for(err: &anyhow::Error, front: FrontEnd) -> Failure {
+    let mut failure = classify(err);
+    failure.doc.hint = failure.doc.hint.map(|h| hint_for(front, &h));
+    failure
 }
 
 /// The advice for an error from a database file SQLite reads as damaged or

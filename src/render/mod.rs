@@ -10,6 +10,7 @@ use crate::script::json_escaped;
 
 pub mod answer;
 pub mod failure;
+pub mod hint;
 pub mod link;
 pub mod sessions;
 

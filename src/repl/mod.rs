@@ -113,7 +113,7 @@ impl Repl {
             self.ask(line).map(|_| Flow::Continue)
         };
         result.unwrap_or_else(|err| {
-            let failure = crate::render::failure::classify(&err);
+            let failure = crate::render::failure::classify_for(&err, crate::render::hint::FrontEnd::Repl);
             self.say_error(&failure.doc.message, failure.doc.hint.as_deref());
             Flow::Continue
         })
