@@ -106,6 +106,40 @@ fn commands_are_checked_against_the_table() {
 }
 
 #[test]
+fn a_command_in_capitals_or_a_colon_alone_or_bad_session_words_get_one_useful_line() {
+    // `:QUIT` got no suggestion, `:` alone "unknown command :;", and a bad
+    // `:session` line the usage twice ("use :session […] (usage: :session […])").
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl", "--session", "x"], ":QUIT\n:\n:session rm\n:session list extra\n");
+    assert_eq!(code, 0, "{out}");
+    let usage = ":session [NAME | list | new [NAME] | rm NAME | export [FILE]]";
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: unknown command :QUIT; did you mean :quit? (:help lists them all)".to_string(),
+            "error: no command after the colon; :help lists the commands".to_string(),
+            format!("error: name the session to remove (usage: {usage})"),
+            format!("error: too many words after :session list: \"extra\" (usage: {usage})"),
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn help_fits_in_80_columns() {
+    // Every line was padded to the longest usage (62 characters), running to ~200 columns.
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl", "--session", "x"], ":help\n");
+    assert_eq!(code, 0, "{out}");
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
+    }
+    assert!(out.contains("\n  :session [NAME | list | new [NAME] | rm NAME | export [FILE]]\n"), "{out}");
+    assert!(out.contains("\n  :k N                how many chunks to retrieve and pack\n"), "{out}");
+}
+
+#[test]
 fn session_export_writes_footnoted_markdown() {
     let env = research_env();
     let input = "How did you count varroa mites?\n:session export notes.md\n";

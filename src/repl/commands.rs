@@ -74,7 +74,7 @@ pub const TABLE: &[Spec] = &[
             [n] => n.parse::<usize>().ok().filter(|&n| n >= 1).map(|n| Parsed::Cite(Some(n))).ok_or_else(|| {
                 format!("{n:?} is not a source number; use :cite N with N from the answer's [N] markers")
             }),
-            _ => Err("use :cite or :cite N".into()),
+            _ => Err("give one source number at most".into()),
         },
     },
     Spec {
@@ -114,7 +114,7 @@ pub const TABLE: &[Spec] = &[
             [m] => <Mode as clap::ValueEnum>::from_str(m, true)
                 .map(Parsed::Mode)
                 .map_err(|_| format!("unknown mode {m:?}; modes: {}", mode_names().join(", "))),
-            _ => Err(format!("use :mode M with M one of {}", mode_names().join(", "))),
+            _ => Err(format!("give one mode: {}", mode_names().join(", "))),
         },
     },
     Spec {
@@ -129,7 +129,7 @@ pub const TABLE: &[Spec] = &[
                 .filter(|n| (1..=MAX_K).contains(n))
                 .map(Parsed::K)
                 .ok_or_else(|| format!("{n:?} is not a number from 1 to {MAX_K}")),
-            _ => Err(format!("use :k N with N from 1 to {MAX_K}")),
+            _ => Err(format!("give one number from 1 to {MAX_K}")),
         },
     },
     Spec {
@@ -141,7 +141,8 @@ pub const TABLE: &[Spec] = &[
             [] => Ok(Parsed::MultiHop(None)),
             ["on"] => Ok(Parsed::MultiHop(Some(true))),
             ["off"] => Ok(Parsed::MultiHop(Some(false))),
-            _ => Err("use :multihop on or :multihop off".into()),
+            [word] => Err(format!("{word:?} is neither on nor off")),
+            _ => Err("give on or off".into()),
         },
     },
     Spec { name: "quit", usage: ":quit", help: "leave (Ctrl-D does too)", complete: Complete::Nothing, check: |a| none(a, Parsed::Quit) },
@@ -174,7 +175,14 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         ["export"] => SessionCmd::Export(None),
         ["export", file] => SessionCmd::Export(Some(file.to_string())),
         [n] if !SESSION_WORDS.contains(n) => SessionCmd::Switch(name(n)?),
-        _ => return Err("use :session [NAME | list | new [NAME] | rm NAME | export [FILE]]".into()),
+        ["rm"] => return Err("name the session to remove".into()),
+        // `list` takes nothing; `new`, `rm` and `export` one word.
+        [word, rest @ ..] if SESSION_WORDS.contains(word) => {
+            let (kept, extra) = rest.split_at(usize::from(*word != "list"));
+            let command = [&[":session", word], kept].concat().join(" ");
+            return Err(format!("too many words after {command}: {:?}", extra.join(" ")));
+        }
+        _ => return Err(format!("a session name is one word, not {:?}", args.join(" "))),
     };
     Ok(Parsed::Session(cmd))
 }
@@ -190,7 +198,7 @@ fn fork(args: &[&str]) -> Result<Parsed, String> {
         [t] if is_turn(t) => Ok(Parsed::Fork { name: None, at: Some(turn(t)?) }),
         [n] => Ok(Parsed::Fork { name: Some(name(n)?), at: None }),
         [n, t] => Ok(Parsed::Fork { name: Some(name(n)?), at: Some(turn(t)?) }),
-        _ => Err("use :fork [NEW] [TURN]".into()),
+        _ => Err("too many words: give a new name, a turn number, or both".into()),
     }
 }
 
@@ -206,6 +214,10 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
     let mut words = line.trim().trim_start_matches(':').split_whitespace();
     let name = words.next().unwrap_or("");
     let args: Vec<&str> = words.collect();
+    if name.is_empty() {
+        return Err("no command after the colon; :help lists the commands".into());
+    }
+    // The reasons in the table say what is wrong, never the usage: it is added here, once.
     match TABLE.iter().find(|s| s.name == name) {
         Some(spec) => (spec.check)(&args).map_err(|e| format!("{e} (usage: {})", spec.usage)),
         None => Err(match closest(name) {
@@ -215,8 +227,12 @@ pub fn parse(line: &str) -> Result<Parsed, String> {
     }
 }
 
-/// The command whose name is nearest to `name` (prefix first, then edit distance ≤ 2).
+/// The command whose name is nearest to `name` (prefix first, then edit
+/// distance ≤ 2), in any case: commands are lowercase, and `:QUIT` (caps
+/// lock) is suggested `:quit` as a typo is, not run as a guess.
 fn closest(name: &str) -> Option<&'static Spec> {
+    let name = name.to_lowercase();
+    let name = name.as_str();
     if name.is_empty() {
         return None;
     }
@@ -242,15 +258,45 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// `:help` text, from the table.
+/// Columns `:help` fits in.
+const HELP_WIDTH: usize = 80;
+/// Where each command's description starts: a usage as long as
+/// `:multihop [on|off]` fits before it; a longer one (`:session …`) has its
+/// line to itself, rather than pushing every description to the right.
+const HELP_COLUMN: usize = 2 + 18 + 2;
+
+/// `:help` text, from the table: usages on the left, descriptions wrapped
+/// to `HELP_WIDTH` columns beside them.
 pub fn help() -> String {
-    let width = TABLE.iter().map(|s| s.usage.chars().count()).max().unwrap_or(0);
-    let mut s = String::from("Type a question to ask your notes; follow-ups build on the previous answer.\n");
+    let mut lines = wrap("Type a question to ask your notes; follow-ups build on the previous answer.", HELP_WIDTH);
     for spec in TABLE {
-        s.push_str(&format!("  {:<width$}  {}\n", spec.usage, spec.help));
+        let usage = format!("  {}", spec.usage);
+        let mut text = wrap(spec.help, HELP_WIDTH - HELP_COLUMN).into_iter();
+        if usage.chars().count() + 2 <= HELP_COLUMN {
+            lines.push(format!("{usage:<HELP_COLUMN$}{}", text.next().unwrap_or_default()));
+        } else {
+            lines.push(usage);
+        }
+        lines.extend(text.map(|t| format!("{:HELP_COLUMN$}{t}", "")));
     }
-    s.push_str("Ctrl-C stops an answer (keeping what was written) or clears the line; Ctrl-D leaves.");
-    s
+    lines.push("Ctrl-C stops an answer (keeping what was written) or clears the line.".into());
+    lines.push("Ctrl-D leaves.".into());
+    lines.join("\n")
+}
+
+/// `text` in lines of at most `width` characters, broken between words.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// Completions for the text before the cursor: command names after `:`, then
@@ -312,7 +358,31 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_argument_says_what_is_wrong_and_the_usage_once() {
+        assert!(parse(":session rm a b").unwrap_err().starts_with("too many words after :session rm a: \"b\" (usage: "));
+        let bad_lines = [":session rm", ":session list extra", ":session a b", ":cite 1 2", ":mode", ":k 1 2", ":multihop yes", ":fork a 1 2"];
+        for bad in bad_lines {
+            let e = parse(bad).unwrap_err();
+            let name = bad[1..].split(' ').next().unwrap();
+            let usage = TABLE.iter().find(|s| s.name == name).unwrap().usage;
+            assert_eq!(e.matches(usage).count(), 1, "{bad}: {e}");
+            assert!(!e.starts_with("use "), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn help_fits_in_80_columns() {
+        for line in help().lines() {
+            assert!(line.chars().count() <= HELP_WIDTH, "{line}");
+        }
+        assert!(help().contains("\n  :k N                how many chunks to retrieve and pack\n"), "{}", help());
+    }
+
+    #[test]
     fn unknown_commands_suggest_the_closest() {
+        assert!(parse(":QUIT").unwrap_err().contains("did you mean :quit?"));
+        assert!(parse(":EXP").unwrap_err().contains("did you mean :explain?"));
+        assert_eq!(parse(":").unwrap_err(), "no command after the colon; :help lists the commands");
         assert!(parse(":cit 1").unwrap_err().contains("did you mean :cite?"));
         assert!(parse(":exp").unwrap_err().contains("did you mean :explain?"));
         assert!(parse(":hsitory").unwrap_err().contains("did you mean :history?"));
