@@ -33,9 +33,16 @@ struct Client {
 impl Client {
     /// Starts `kebab [flags] mcp` and completes the handshake.
     fn start(env: &Env, flags: &[&str]) -> (Client, Value) {
+        Client::start_with(env, flags, &[])
+    }
+
+    /// As `start`, with environment variables `vars` set for the server.
+    fn start_with(env: &Env, flags: &[&str], vars: &[(&str, &str)]) -> (Client, Value) {
         let mut args = flags.to_vec();
         args.push("mcp");
-        let mut child = spawn_piped(env.cmd(&args).current_dir(env.path("")));
+        let mut cmd = env.cmd(&args);
+        cmd.envs(vars.iter().copied());
+        let mut child = spawn_piped(cmd.current_dir(env.path("")));
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut client = Client { child, stdin, stdout, next_id: 1 };
@@ -203,6 +210,29 @@ fn ask_answers_with_a_cited_source_and_refuses_what_the_notes_do_not_hold() {
     assert_eq!(r["grounded"], false, "{r}");
     assert!(r["refusal_reason"].is_string(), "{r}");
     assert_eq!(r["citations"], json!([]), "{r}");
+}
+
+#[test]
+fn ask_in_a_session_on_readonly_data_says_the_turn_was_not_saved() {
+    // The answer came back without conversation_id and turn_index, and
+    // nothing said why: the command line's notice goes to stderr.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start_with(&env, &[], &[("KEBAB_READONLY", "1")]);
+    let a = client.ok("ask", json!({ "question": "How do I create a new project with cargo?", "session": "ro" }));
+    assert_eq!(a["grounded"], true, "{a}");
+    assert!(a.get("conversation_id").is_none(), "{a}");
+    let not_saved = a["not_saved"].as_str().unwrap_or_else(|| panic!("no not_saved: {a}"));
+    assert!(not_saved.contains("not saved to session \"ro\"") && not_saved.contains("--readonly"), "{not_saved}");
+    // Without a session there is nothing to save it to, and nothing to say.
+    let plain = client.ok("ask", json!({ "question": "How do I create a new project with cargo?" }));
+    assert!(plain.get("not_saved").is_none(), "{plain}");
+    assert_eq!(client.finish().0, Some(0));
+    // Written, a turn is saved and says nothing of the kind.
+    let (mut writer, _) = Client::start(&env, &[]);
+    let saved = writer.ok("ask", json!({ "question": "How do I create a new project with cargo?", "session": "rw" }));
+    assert_eq!(saved["turn_index"], 0, "{saved}");
+    assert!(saved.get("not_saved").is_none(), "{saved}");
 }
 
 #[test]

@@ -75,7 +75,8 @@ impl Server {
 
     #[tool(description = "Ask a question answered only from the notes. Returns answer.v1: the answer with [#n] \
         markers and their citations, grounded true; or a refusal (grounded false, refusal_reason) when the notes do \
-        not hold the answer. Pass a session name to ask a follow-up in a saved conversation.")]
+        not hold the answer. Pass a session name to ask a follow-up in a saved conversation; on read-only data the \
+        turn is not saved, and not_saved says so.")]
     async fn ask(&self, params: Parameters<Checked<AskArgs>>, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
         // A client's cancellation stops the model as Ctrl-C does on the command line.
         let cancel = Arc::new(AtomicBool::new(false));

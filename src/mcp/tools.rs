@@ -251,6 +251,7 @@ pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Valu
         session::check_name(name)?;
     }
     let mode = mode(state, args.mode)?;
+    let asked_readonly = state.setup.readonly;
     let kb = state.kb(Open::Existing)?;
     let turn = match &args.session {
         // Read-only: earlier turns still give context, but nothing is created.
@@ -279,7 +280,20 @@ pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Valu
         let lead = crate::rag::generate::failure_lead(&err, outcome.answer_id.is_some());
         return Err(anyhow::Error::new(err).context(lead));
     }
-    Ok(serde_json::to_value(&outcome.answer)?)
+    let mut doc = serde_json::to_value(&outcome.answer)?;
+    // The command line says this on stderr, which a client does not see:
+    // without it the answer looks like a saved turn that later asks in the
+    // session build on.
+    if let Some(name) = args.session.as_deref().filter(|_| outcome.answer.conversation_id.is_none()) {
+        let why = match asked_readonly {
+            true => "the server runs with --readonly (or KEBAB_READONLY)",
+            false => "this process may not write the database",
+        };
+        doc["not_saved"] = Value::String(format!(
+            "this turn was not saved to session {name:?}: {why}, so later asks in the session do not see it"
+        ));
+    }
+    Ok(doc)
 }
 
 pub fn cite(state: &mut State, args: CiteArgs) -> Result<Value> {
