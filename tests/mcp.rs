@@ -315,6 +315,24 @@ fn sessions_list_and_session_show_return_the_saved_conversation() {
 }
 
 #[test]
+fn a_session_name_no_session_can_have_is_bad_input_saying_what_a_name_may_hold() {
+    // session_show and cite answered not_found ("there is no session named"),
+    // as if the name were fine and only unused.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    for (tool, args) in [
+        ("session_show", json!({ "name": "bad/name" })),
+        ("cite", json!({ "session": "bad/name", "turn": 1, "n": 1 })),
+    ] {
+        let err = client.tool_error(tool, args);
+        assert_eq!(err["code"], "bad_input", "{tool}: {err}");
+        assert_eq!(err["message"], "\"bad/name\" is not a usable session name", "{tool}: {err}");
+        assert!(err["hint"].as_str().unwrap().contains("letters, digits, '-', '_' or '.'"), "{tool}: {err}");
+    }
+}
+
+#[test]
 fn ingest_indexes_new_notes_and_is_refused_under_readonly() {
     let env = home();
     // No database yet: reads say what to do, ingest creates it.

@@ -300,6 +300,7 @@ pub fn cite(state: &mut State, args: CiteArgs) -> Result<Value> {
     let evidence = match args {
         CiteArgs { chunk_id: Some(id), session: None, turn: None, n: None } => chunk_evidence(state.kb(Open::Existing)?, id)?,
         CiteArgs { chunk_id: None, session: Some(name), turn: Some(turn), n: Some(n) } => {
+            session::check_name(&name)?;
             turn_evidence(state.kb(Open::Existing)?, &name, turn, n)?
         }
         args => return Err(cite_misfit(&args)),
@@ -405,6 +406,9 @@ pub fn sessions_list(state: &mut State, _: NoArgs) -> Result<Value> {
 }
 
 pub fn session_show(state: &mut State, args: SessionArgs) -> Result<Value> {
+    // A name no session can have is bad input, with what a name may hold,
+    // as on the command line; looked up, it was only "no session named".
+    session::check_name(&args.name)?;
     let kb = state.kb(Open::Existing)?;
     let doc = session::document(&kb.store, session::get(&kb.store, &args.name)?)?;
     Ok(serde_json::to_value(&doc)?)
