@@ -382,6 +382,25 @@ fn hints_name_the_tool_to_call_not_a_command_line() {
 }
 
 #[test]
+fn ingest_of_a_relative_path_not_found_says_where_relative_paths_are_read_from() {
+    // "cannot ingest fixtures/demo: No such file or directory": the client
+    // could not tell which folder the path was looked for in.
+    let env = home();
+    let (mut client, _) = Client::start(&env, &[]);
+    let err = client.tool_error("ingest", json!({ "paths": ["fixtures/demo"] }));
+    assert_eq!(err["code"], "bad_input", "{err}");
+    let message = err["message"].as_str().unwrap();
+    // The tests start the server in the temp dir.
+    let cwd = env.path("").canonicalize().unwrap();
+    assert!(message.starts_with("cannot ingest \"fixtures/demo\": "), "{message}");
+    let said = format!("relative paths are read from the server's working directory, {}", cwd.display());
+    assert!(message.ends_with(&said), "{message}");
+    assert!(err["hint"].as_str().unwrap().contains("absolute path"), "{err}");
+    // Nothing was created for it: a read still finds no index.
+    assert_eq!(client.tool_error("search", json!({ "query": "kettle" }))["code"], "no_index");
+}
+
+#[test]
 fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
     let env = home();
     let file = env.write("notes/latin.txt", b"caf\xE9 cr\xE8me\n");

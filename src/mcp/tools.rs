@@ -3,7 +3,7 @@
 //! that come back — the same ones the CLI prints with `--json`. Bad input is
 //! a `UserError`, which the server turns into an `error.v1` tool error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
@@ -421,6 +421,19 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
     }
     if args.paths.is_empty() {
         return Err(bad("the ingest tool needs at least one path", "pass {\"paths\": [\"/home/me/notes\"]}"));
+    }
+    // A relative path is read from the server's working directory, which the
+    // client neither chose nor sees: one not found there says where that is.
+    for p in &args.paths {
+        if let Err(e) = std::fs::metadata(p)
+            && Path::new(p).is_relative()
+        {
+            let cwd = std::env::current_dir().map_or_else(|e| format!("which cannot be read ({e})"), |d| d.display().to_string());
+            return Err(bad(
+                format!("cannot ingest {p:?}: {e}; relative paths are read from the server's working directory, {cwd}"),
+                "pass an absolute path, e.g. {\"paths\": [\"/home/me/notes\"]}",
+            ));
+        }
     }
     let config_dir = state.setup.config_dir.clone();
     let kb = state.kb(Open::Create)?;
