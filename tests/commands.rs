@@ -380,3 +380,15 @@ fn docs_with_a_glob_that_matches_nothing_says_so_not_that_nothing_is_indexed() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["hint"].as_str().unwrap_or_default().contains("notes/**/*.md"), "{doc}");
 }
+
+#[test]
+fn the_repl_with_json_is_refused_before_it_reads_its_input() {
+    // More input than a pipe holds: the refusal exits without reading it, so
+    // writing it meets a closed pipe, which the helper failed on (and, with
+    // a short input, did now and then when kebab exited first).
+    let env = Env::new();
+    let (code, out, err) = common::repl(&env, &["--json", "--repl"], &"What is anything?\n".repeat(20_000));
+    assert_eq!(code, 1, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
+    assert_eq!(v["code"], "usage", "{v}");
+}

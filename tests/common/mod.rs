@@ -118,7 +118,11 @@ pub fn spawn_piped(cmd: &mut Command) -> std::process::Child {
 pub fn repl(env: &Env, args: &[&str], input: &str) -> (i32, String, String) {
     use std::io::Write;
     let mut child = spawn_piped(env.cmd(args).current_dir(env.path("")));
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    // A run refused before it reads stdin (`--json --repl`) may have exited
+    // by now, closing the pipe: its output is the test's, not the write's.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing kebab's stdin: {e}");
+    }
     let out = child.wait_with_output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into())
 }
