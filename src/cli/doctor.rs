@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         )),
         Err(e) => {
             let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
-            checks.push(check("config", Status::Fail, message(&e), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
+            checks.push(check("config", Status::Fail, message(e), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
         }
     }
     checks.push(data_dir_check(&ctx.paths.data_dir, ctx.read_only().is_some()));

@@ -102,7 +102,7 @@ fn move_in(tx: &Connection, from: &SourcePlace, to: &SourcePlace) -> Result<usiz
             delete_document(tx, id)?;
         }
         tx.execute("DELETE FROM sources WHERE id = ?1", [stale])?;
-        postings::settle(&tx, Settle::All, None)?;
+        postings::settle(tx, Settle::All, None)?;
     }
     tx.execute(
         "UPDATE sources SET root_id = ?2, rel_path = ?3, indexed_at = ?4 WHERE id = ?1",
