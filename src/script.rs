@@ -158,6 +158,12 @@ pub fn is_terminal_control(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// A question typed or pasted over several lines, as one: its words
+/// joined by single spaces (`kebab ask -`, a paste into the REPL).
+pub fn one_question(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A path or name from the index, made safe for one terminal line: control
 /// characters (newlines in file names, escape sequences) and bidi overrides
 /// (which can make `evil\u{202e}dm.exe` read as `evilexe.md`) are shown escaped.

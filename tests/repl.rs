@@ -267,17 +267,8 @@ fn a_question_pasted_over_several_lines_is_saved_as_one_line() {
     }
     let env = research_env();
     let kebab = env!("CARGO_BIN_EXE_kebab");
-    let mut script = std::process::Command::new("script");
-    script
-        .args(["-q", "-e", "-c", &format!("{kebab} --repl --session paste"), "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.path("home"))
-        .env("XDG_CONFIG_HOME", env.path("config"))
-        .env("XDG_DATA_HOME", env.path("data"))
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .current_dir(env.path(""));
+    let mut script = env.program("script");
+    script.args(["-q", "-e", "-c", &format!("{kebab} --repl --session paste"), "/dev/null"]).env("TERM", "xterm").current_dir(env.path(""));
     let mut child = common::spawn_piped(&mut script);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();

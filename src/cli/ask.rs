@@ -85,7 +85,7 @@ fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
     let text = String::from_utf8(raw).map_err(|_| {
         UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
     })?;
-    Ok(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    Ok(crate::script::one_question(&text))
 }
 
 #[derive(Serialize)]

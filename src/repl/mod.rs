@@ -88,12 +88,12 @@ impl Repl {
 
     /// Handles one line; errors are printed, never fatal.
     fn handle(&mut self, line: &str) -> Flow {
-        // A multi-line paste is one question: its lines joined with spaces, as
-        // `kebab ask -` joins a piped one, so the saved question (`:history`,
-        // `sessions list`) reads as a line, not with `\n` inside.
+        // A multi-line paste is one question, joined as `kebab ask -` joins a
+        // piped one, so the saved question (`:history`, `sessions list`)
+        // reads as a line, not with `\n` inside.
         let joined;
         let line = if line.contains(['\n', '\r']) {
-            joined = line.split(['\n', '\r']).map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+            joined = crate::script::one_question(line);
             joined.as_str()
         } else {
             line.trim()

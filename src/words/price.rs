@@ -17,12 +17,14 @@ const COSTING: &[&str] = &["cost", "costs", "spend", "spent", "charge", "charged
 const TIME_WORDS: &[&str] = &["time", "hours", "hour", "minutes", "days", "weeks", "long"];
 /// Korean words that, with `얼마`, ask for a price: fee nouns (`관리비`,
 /// `임대료`, `기름값`) and the verbs of paying (`냈`, `줬`, `썼`).
-/// Also money put down (`계약금`, `보증금`) and the present of paying
-/// (`회비 얼마 내지?`), as whole words: `내` alone is also "my".
+/// Also money put down (`계약금`, `보증금`).
 const PAYING_KO: &[&str] = &[
     "가격", "비용", "요금", "값", "돈", "냈", "줬", "썼", "비는", "비가", "비를", "비 ", "비?", "료는", "료가", "료 ", "료?", "금은", "금이", "금을", "금 ",
-    "금?", " 내지", " 내요", " 내야", " 내는", " 내나",
+    "금?",
 ];
+/// The present of paying (`회비 얼마 내지?`), as whole words: `내` alone is
+/// also "my".
+const PAYING_NOW_KO: &[&str] = &["내지", "내요", "내야", "내는", "내나"];
 /// What a price question says of the price rather than of its topic ("how
 /// much did the guesthouse cost?" is about the guesthouse): read off, as
 /// "what time" is.
@@ -30,7 +32,7 @@ const NAMING_PRICE: &[&str] = &[
     "cost", "costs", "pay", "paid", "charge", "charged", "spend", "spent", "money", "price", "prices", "priced", "fee", "fees", "fare", "fares",
     "가격", "비용", "요금", "돈",
 ];
-const PAYING_VERBS_KO: &[&str] = &["냈", "줬", "썼", "들었", "나왔", "내지", "내요", "내야", "내는", "내나"];
+const PAYING_VERBS_KO: &[&str] = &["냈", "줬", "썼", "들었", "나왔"];
 
 /// How a question asks for a price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +53,7 @@ pub fn asks_price(question: &str) -> Option<PriceAsk> {
     let ws = words(&q);
     let has_word = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
     let amount = q.contains("how much") || has_word(&["what", "what's", "whats"]);
-    if has_word(PRICE) || (amount && has_word(PAYING)) || (q.contains("얼마") && PAYING_KO.iter().any(|w| q.contains(w))) {
+    if has_word(PRICE) || (amount && has_word(PAYING)) || (q.contains("얼마") && (PAYING_KO.iter().any(|w| q.contains(w)) || has_word(PAYING_NOW_KO))) {
         Some(PriceAsk::Surely)
     } else if amount && has_word(COSTING) {
         // What was bought cost money; what it does costs time or speed.
@@ -63,7 +65,7 @@ pub fn asks_price(question: &str) -> Option<PriceAsk> {
 
 /// Whether `word` of a price question names the price, not its topic.
 pub(super) fn names_price(word: &str) -> bool {
-    NAMING_PRICE.contains(&strip_particle(word)) || PAYING_VERBS_KO.iter().any(|v| word.starts_with(v))
+    NAMING_PRICE.contains(&strip_particle(word)) || PAYING_VERBS_KO.iter().any(|v| word.starts_with(v)) || PAYING_NOW_KO.contains(&word)
 }
 
 #[cfg(test)]

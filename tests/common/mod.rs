@@ -43,15 +43,21 @@ impl Env {
 
     /// `kebab ARGS` with a clean environment pointing at this temp home.
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kebab"));
-        c.args(args)
-            .env_clear()
+        let mut c = self.program(env!("CARGO_BIN_EXE_kebab"));
+        c.args(args).stdin(Stdio::null());
+        c
+    }
+
+    /// `program` with a clean environment pointing at this temp home (for
+    /// a wrapper that runs kebab, as `script` does to give it a terminal).
+    pub fn program(&self, program: &str) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.path("home"))
             .env("XDG_CONFIG_HOME", self.path("config"))
             .env("XDG_DATA_HOME", self.path("data"))
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null());
+            .env("NO_COLOR", "1");
         c
     }
 
