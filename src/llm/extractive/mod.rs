@@ -349,12 +349,15 @@ pub fn answer(g: &Grounding) -> String {
     }
     // An example question wants code, and so does a "how do I" whose best
     // sentence names none (the command is in the block under it): the block
-    // nearest the best sentence, in its entry.
+    // nearest the best sentence, in its entry, or else in the entry of the
+    // next chosen sentence that has one (the passage that says what to do
+    // may be split from the one saying why: "run the tests one at a time",
+    // then the command in the next chunk).
     let best_names_code = all[chosen[0]].quoted_with(chosen[0]).any(|i| all[i].kind == UnitKind::Code || all[i].text.contains('`'));
     let wants_code = kind == AskKind::Example || (kind == AskKind::HowTo && !best_names_code);
     if wants_code
         && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code)
-        && let Some(code) = nearest_code(&all, chosen[0])
+        && let Some(code) = chosen.iter().find_map(|&c| nearest_code(&all, c))
     {
         quotes.push(code);
     }

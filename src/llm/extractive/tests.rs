@@ -145,6 +145,19 @@ fn an_example_question_gets_the_code_block() {
 }
 
 #[test]
+fn a_how_do_i_question_gets_the_command_from_the_next_passage_when_the_best_has_none() {
+    // The passage saying what to do and the one with the command were split
+    // ("run the tests one at a time", then `--test-threads=1` in the next chunk).
+    let ev = [
+        "Two jobs writing the same log file can clobber each other. One fix is to run the jobs one at a time.",
+        "The runner takes a flag for that:\n\n```console\n$ runner --threads=1\n```\n\nRunning the jobs one at a time is slower, but they no longer clobber the log file.",
+    ];
+    let a = answer(&grounding("my jobs clobber the same log file; how can I make them run one at a time?", &ev));
+    assert!(a.contains("$ runner --threads=1"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}
+
+#[test]
 fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
     // "how do I add to a vector" quoted a RefCell sentence.
     let ev = [
