@@ -52,6 +52,20 @@ fn stemming_matches_other_forms_of_a_word() {
 }
 
 #[test]
+fn a_word_written_closed_up_is_searched_as_the_notes_hyphenate_it() {
+    let env = Env::new();
+    env.write("notes/net.md", "# Network\n\nThe Pi-hole box answers DNS for the house on 192.168.68.2.\n");
+    env.write("notes/other.md", "# Garden\n\nThe hole by the fence needs filling.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["search", "pihole address"]);
+    assert_eq!(v["respelled"], serde_json::json!([{ "typed": "pihole", "read": "pi-hole" }]));
+    assert_eq!(v["hits"][0]["doc_path"], "notes/net.md", "{v}");
+    // Two words the notes hold apart, not side by side, are no reading.
+    let v = env.json(&["search", "fencehole"]);
+    assert!(v.get("respelled").is_none(), "{v}");
+}
+
+#[test]
 fn a_misspelt_word_is_searched_as_the_notes_spell_it() {
     let env = Env::new();
     indexed(&env);

@@ -13,15 +13,22 @@
 //! Before a typo, such a word is tried in the other ways notes write it
 //! (`other_spellings`): a month or weekday shortened ("august" for notes
 //! that say "Aug 21"), a word made with re- as the word it is made from
-//! ("redeclaring" → "declaring").
+//! ("redeclaring" → "declaring"), and a word written closed up that the notes
+//! hyphenate ("pihole", "wifi" for notes that say "Pi-hole", "Wi-Fi"). That
+//! one is tried from four letters: it is two words the notes hold side by
+//! side, not a guess.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::store::{FtsIndex, Store};
 
-/// The shortest word respelt.
+/// The shortest word respelt as a typo.
 const MIN_LETTERS: usize = 5;
+
+/// The shortest word read as two the notes hyphenate, and the shortest part.
+const MIN_SPLIT_LETTERS: usize = 4;
+const MIN_PART_LETTERS: usize = 2;
 
 /// The longest word respelt: each letter adds 26 candidates to look up,
 /// and a word this long is a pasted name or code, not a typo.
@@ -73,7 +80,7 @@ pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>
 /// What `word` reads as, when it is a typo of a word the notes hold;
 /// `lookups` counts the words looked up so far.
 fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) -> Result<Option<String>> {
-    if !(MIN_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+    if !(MIN_SPLIT_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return Ok(None);
     }
     if let Some(r) = done.iter().find(|r| r.typed == word) {
@@ -83,10 +90,15 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
         return Ok(None);
     }
     *lookups += 1;
+    // A phrase in quotes is read by the index's own tokenizer: "pi-hole"
+    // looks for `pi` then `hole`.
     for other in other_spellings(word) {
         if store.docs_matching(FtsIndex::Words, &format!("\"{other}\""))? > 0 {
             return Ok(Some(other));
         }
+    }
+    if word.len() < MIN_LETTERS {
+        return Ok(None);
     }
     store.nearest_spelling(word)
 }
@@ -101,8 +113,8 @@ const CALENDAR: [(&str, &str); 21] = [
 
 /// Other spellings of a word the notes lack, to read it as: a month or
 /// weekday in full or shortened ("august" for notes that write "Aug 21"),
-/// and a word made with "re-" as the word it is made from ("redeclaring" →
-/// "declaring").
+/// a word made with "re-" as the word it is made from ("redeclaring" →
+/// "declaring"), and the word cut in two with a hyphen ("pi-hole").
 fn other_spellings(word: &str) -> Vec<String> {
     let mut out: Vec<String> = CALENDAR
         .iter()
@@ -110,5 +122,8 @@ fn other_spellings(word: &str) -> Vec<String> {
         .map(String::from)
         .collect();
     out.extend(word.strip_prefix("re").filter(|b| b.len() >= 5).map(String::from));
+    out.extend(
+        (MIN_PART_LETTERS..=word.len().saturating_sub(MIN_PART_LETTERS)).map(|at| format!("{}-{}", &word[..at], &word[at..])),
+    );
     out
 }
