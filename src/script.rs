@@ -79,6 +79,13 @@ pub fn hangul_stems(word: &str) -> Vec<String> {
     out
 }
 
+/// Whether a Korean word is a verb in the past tense (`바꿨어요`, `나왔어`,
+/// `넣었더라`, `샀었지`): one of its syllables ends in `ㅆ`, the past
+/// tense's mark, which no noun ends in.
+pub fn is_past_tense(word: &str) -> bool {
+    word.chars().any(|c| HANGUL.contains(&(c as u32)) && (c as u32 - HANGUL.start()) % 28 == 20)
+}
+
 /// A Hangul syllable without its final consonant (`린` → `리`); any other
 /// character as it is.
 pub fn without_final(c: char) -> char {
@@ -216,6 +223,16 @@ mod tests {
         assert_eq!(without_final('렸'), '려');
         assert_eq!(without_final('리'), '리');
         assert_eq!(without_final('a'), 'a');
+    }
+
+    #[test]
+    fn a_korean_past_tense_verb_is_told_from_a_noun_by_its_final() {
+        for verb in ["바꿨어요", "나왔어", "넣었더라", "샀었지", "방전됐던"] {
+            assert!(is_past_tense(verb), "{verb}");
+        }
+        for other in ["브레이크", "계약금", "바꾸는", "인바디", ""] {
+            assert!(!is_past_tense(other), "{other}");
+        }
     }
 
     #[test]

@@ -219,6 +219,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     let mut weights = Vec::new();
     let mut idf_sum = 0.0;
     let mut missing = 0.0;
+    let mut verbs = 0;
     let mut top_texts: Option<Vec<(i64, String)>> = None;
     for (k, (t, expr)) in terms.iter().zip(&exprs).enumerate() {
         // Counted once per state of the index (the store keeps the counts).
@@ -235,6 +236,14 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
             };
             contains[k] = texts.iter().filter(|(_, text)| inside(text)).map(|&(id, _)| id).collect();
             df = contains[k].len() as f64;
+        }
+        // A verb in the past tense the notes never write (`샀었지`, `나왔어`)
+        // is how the asker put it, not a topic the notes lack: notes write
+        // the noun (`구입`) or another form. It counts for nothing.
+        if df == 0.0 && t.cjk && crate::script::is_past_tense(&t.word) {
+            weights.push(0.0);
+            verbs += 1;
+            continue;
         }
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         // Weights read the index as at least MIN_IDF_CHUNKS chunks: in a
@@ -258,6 +267,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     report.terms = terms
         .iter()
         .zip(weights.iter().zip(&contains))
+        .filter(|(_, (w, _))| **w > 0.0)
         .map(|(t, (w, ids))| TermWeight { term: t.word.clone(), idf: w.sqrt(), covered: ids.contains(&best) })
         .collect();
     let bm25 = hits
@@ -267,7 +277,9 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     report.best_chunk = Some(best);
     report.coverage = score;
     report.signals.coverage = score;
-    report.signals.missing = missing / terms.len() as f64;
+    let content = terms.len() - verbs;
+    report.signals.content_words = content;
+    report.signals.missing = if content > 0 { missing / content as f64 } else { 0.0 };
     // Capped: past this every query's best chunk matches it fully (the
     // heading weight and Korean trigrams can push the ratio far beyond).
     report.signals.bm25 = if idf_sum > 0.0 { (bm25 / idf_sum).min(BM25_CAP) } else { 0.0 };
