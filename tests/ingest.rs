@@ -453,3 +453,39 @@ fn a_run_over_one_note_says_one_file_and_one_chunk() {
     let out = env.ok(&["ingest", env.notes().to_str().unwrap()]);
     assert!(out.contains("nothing changed: 1 document in 1 file unchanged"), "{out}");
 }
+
+#[test]
+fn an_empty_jsonl_file_is_reported_as_empty_not_as_unchanged() {
+    // The first ingest of an empty .jsonl said "nothing changed: 0 documents
+    // in 1 file unchanged", as if it had been indexed before.
+    let env = Env::new();
+    let empty = env.write("notes/empty.jsonl", "");
+    let out = env.run(&["ingest", empty.to_str().unwrap()]);
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(!stdout.contains("unchanged") && !err.contains("unchanged"), "{stdout}{err}");
+    let line = err.lines().find(|l| l.contains("notes/empty.jsonl")).unwrap_or_else(|| panic!("{stdout}{err}"));
+    assert!(line.contains("empty (0 bytes)"), "{line}");
+    // Named alone and not indexable, as an empty PDF: not success.
+    assert_eq!(out.status.code(), Some(1), "{stdout}{err}");
+    // In a folder, beside a note: skipped with the reason, the note indexed.
+    env.write("notes/blank.jsonl", "\n\n");
+    env.write("notes/a.md", "# A\n\nHerons wade.\n");
+    let s = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!((s["added"].as_u64(), s["unchanged"].as_u64(), s["skipped"].as_u64()), (Some(1), Some(0), Some(2)), "{s}");
+    let reasons: Vec<&str> = s["skipped_files"].as_array().unwrap().iter().map(|f| f["reason"].as_str().unwrap()).collect();
+    assert!(reasons.iter().all(|r| r.contains("no JSONL record")), "{s}");
+    // A file whose records were indexed, then emptied, loses them (with --force too).
+    let notes = env.notes();
+    for force in [false, true] {
+        env.write("notes/recs.jsonl", "{\"_id\":\"p\",\"text\":\"Puffins nest in burrows.\"}\n");
+        env.ok(&["ingest", notes.to_str().unwrap()]);
+        env.write("notes/recs.jsonl", "");
+        let mut args = vec!["ingest", notes.to_str().unwrap()];
+        if force {
+            args.push("--force");
+        }
+        let s = env.json(&args);
+        assert_eq!(s["removed"].as_u64(), Some(1), "force {force}: {s}");
+        assert!(env.json(&["search", "puffins"])["hits"].as_array().unwrap().is_empty(), "force {force}");
+    }
+}

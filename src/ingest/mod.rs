@@ -515,8 +515,8 @@ fn ingest_file(
     force: bool,
 ) -> Result<FileResult, FileError> {
     let reading = pipeline::Reading { root_id, root_name, cfg, limits, force, reformat: false };
-    let indexed = if force { None } else { store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)? };
-    match pipeline::prepare(&reading, cand, indexed.as_ref()).map_err(FileError::Skip)? {
+    let indexed = store.source_hash(root_id, &cand.rel).map_err(FileError::Fatal)?;
+    match pipeline::prepare(&reading, cand, indexed.as_ref(), false).map_err(FileError::Skip)? {
         pipeline::Prepared::Unchanged { docs } => {
             let outcome = crate::store::SourceOutcome { unchanged: docs, ..Default::default() };
             Ok(FileResult { outcome, bad_lines: Vec::new() })

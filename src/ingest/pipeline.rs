@@ -55,8 +55,9 @@ impl Tally<'_> {
 }
 
 /// Reads `cand`; `indexed` is the hash and document count the index holds
-/// for it, if any. `Err` is why the file is skipped.
-pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(String, usize)>) -> Result<Prepared, String> {
+/// for it, if any; `recut`: cut it even if its bytes are the indexed ones
+/// (as `reading.force` does for every file). `Err` is why the file is skipped.
+pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(String, usize)>, recut: bool) -> Result<Prepared, String> {
     let max = reading.cfg.workspace.max_file_bytes;
     if cand.bytes > max {
         return Err(too_big(cand.bytes, max));
@@ -67,6 +68,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     }
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if !reading.force
+        && !recut
         && let Some((old, docs)) = indexed
         && *old == hash
     {
@@ -133,6 +135,17 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                         bad_lines[0].line, bad_lines[0].reason
                     ));
                 }
+                // Nothing in it and nothing of it indexed: said to be empty, as
+                // an empty PDF is, not counted as a file of 0 documents
+                // "unchanged". One whose records were indexed is written, so
+                // that emptying it removes them.
+                if records.is_empty() && indexed.is_none_or(|(_, docs)| *docs == 0) {
+                    return Err(if bytes.is_empty() {
+                        "empty (0 bytes): no JSONL record to index".to_string()
+                    } else {
+                        "empty (only blank lines): no JSONL record to index".to_string()
+                    });
+                }
                 records
                     .into_iter()
                     .map(|r| DocumentInput {
@@ -166,30 +179,27 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
 /// Writes the files of one root, read on a second thread, in batches;
 /// returns the root-relative paths it looked at (skipped ones included).
 pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candidate], tally: &mut Tally) -> Result<HashSet<String>> {
-    let indexed: HashMap<String, (String, usize, String)> =
-        if reading.force { HashMap::new() } else { store.indexed_sources(reading.root_id)? };
+    // Read with --force too: what a file held decides how an empty one is told.
+    let indexed: HashMap<String, (String, usize, String)> = store.indexed_sources(reading.root_id)?;
     // Files indexed as another format than `--format` names: cut again, as with --force.
     let recut: HashSet<String> = if reading.reformat {
         files.iter().filter(|c| indexed.get(&c.rel).is_some_and(|(_, _, f)| f != c.format)).map(|c| c.rel.clone()).collect()
     } else {
         HashSet::new()
     };
-    let indexed: HashMap<String, (String, usize)> = indexed
-        .into_iter()
-        .filter(|(rel, _)| !recut.contains(rel))
-        .map(|(rel, (hash, docs, _))| (rel, (hash, docs)))
-        .collect();
+    let indexed: HashMap<String, (String, usize)> = indexed.into_iter().map(|(rel, (hash, docs, _))| (rel, (hash, docs))).collect();
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel(READ_AHEAD);
+        let recut = &recut;
         let reader = scope.spawn(move || {
             for cand in files {
                 // The writer stopped (an error): stop reading.
-                if send.send(prepare(reading, cand, indexed.get(&cand.rel))).is_err() {
+                if send.send(prepare(reading, cand, indexed.get(&cand.rel), recut.contains(&cand.rel))).is_err() {
                     break;
                 }
             }
         });
-        let written = write_files(store, reading, files, &recut, receive, tally);
+        let written = write_files(store, reading, files, recut, receive, tally);
         let read_all = reader.join().is_ok();
         match written {
             Ok(seen) if read_all => {
