@@ -65,3 +65,19 @@ fn a_full_disk_is_an_error_line_with_exit_2_not_a_panic() {
     assert!(stderr.starts_with("error: No space left on device"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn completions_with_json_is_refused_as_json_not_printed_as_a_script() {
+    // `kebab --json completions bash` printed the bash script on stdout,
+    // where `--json` promises one JSON document (as the REPL refuses --json).
+    for args in [&["--json", "completions", "bash"][..], &["completions", "zsh", "--json"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kebab")).args(args).env("NO_COLOR", "1").output().expect("run kebab");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!((v["schema_version"].as_str(), v["code"].as_str()), (Some("error.v1"), Some("usage")), "{v}");
+        assert!(v["hint"].as_str().unwrap().contains("drop --json"), "{v}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("error:") && stderr.contains("hint:"), "{stderr}");
+    }
+}

@@ -13,7 +13,14 @@ pub struct Args {
     shell: Shell,
 }
 
-pub fn run(args: Args) -> Result<i32> {
+pub fn run(ctx: &super::Ctx, args: Args) -> Result<i32> {
+    // A script is shell code, not a JSON document: printed under --json it
+    // would break the one-JSON-document promise (refused as the REPL is).
+    if ctx.out.json {
+        return Err(crate::error::UserError::new("usage", "a completion script is shell code and has no --json output")
+            .with_hint(format!("drop --json: `kebab completions {} > FILE`", args.shell))
+            .into());
+    }
     let mut cmd = super::Cli::command();
     // Generated into memory, then written here: clap_complete panics on a
     // failed write, and a closed pipe (`| head`) must exit 0 and a full disk

@@ -393,6 +393,6 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Models(cmd) => models::run(&ctx, cmd),
         Command::Mcp => mcp::run(&ctx),
-        Command::Completions(args) => completions::run(args),
+        Command::Completions(args) => completions::run(&ctx, args),
     }
 }
