@@ -229,6 +229,31 @@ fn a_count_of_zero_is_a_clear_error_in_ask_search_and_session_search() {
 }
 
 #[test]
+fn a_negative_count_gets_the_same_hinted_error_as_zero() {
+    // `search -k -1` got clap's "unexpected argument '-1' found" with a tip
+    // to write `-- -1`, where `-k 0` says what -k takes and how to leave it out.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (args, says, hint) in [
+        (&["search", "-k", "-1", "tea"][..], "-k must be at least 1", "search.default_k"),
+        (&["search", "-k-3", "tea"][..], "-k must be at least 1", "search.default_k"),
+        (&["ask", "-k", "-1", "how long does green tea steep?"][..], "-k must be at least 1", "search.default_k"),
+        (&["sessions", "search", "tea", "-n", "-2"][..], "-n must be at least 1", "-n"),
+    ] {
+        let out = env.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says) && err.contains("hint:") && err.contains(hint), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+        let mut json = vec!["--json"];
+        json.extend_from_slice(args);
+        let v: serde_json::Value = serde_json::from_slice(&env.run(&json).stdout).unwrap();
+        assert_eq!(v["code"], "bad_input", "{args:?}: {v}");
+    }
+}
+
+#[test]
 fn a_usage_error_in_json_names_the_argument_and_the_value() {
     let env = Env::new();
     let out = env.run(&["--json", "search", "foo", "-k", "abc"]);

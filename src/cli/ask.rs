@@ -29,8 +29,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// Chunks to retrieve and pack [default: search.default_k]
-    #[arg(short, value_name = "N")]
-    k: Option<usize>,
+    #[arg(short, value_name = "N", allow_negative_numbers = true)]
+    k: Option<i64>,
     /// Also show retrieval, gate, packing and timings
     #[arg(long)]
     explain: bool,
@@ -104,11 +104,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .with_hint("ask a question in words, e.g. `kebab ask \"What is ownership?\"`, or pipe it in with `kebab ask -`")
             .into());
     }
-    if args.k == Some(0) {
-        return Err(UserError::new("bad_input", "-k must be at least 1")
-            .with_hint("leave -k out for the configured default (search.default_k)")
-            .into());
-    }
+    let k = args.k.map(|k| super::at_least_one("-k", k, "leave -k out for the configured default (search.default_k)")).transpose()?;
     if let Some(t) = args.temperature
         && !(0.0..=2.0).contains(&t) {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2"))
@@ -145,7 +141,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let opts = AskOptions {
         question,
         mode,
-        k: args.k,
+        k,
         template: args.template,
         temperature: args.temperature,
         seed: args.seed,

@@ -303,6 +303,16 @@ pub fn text_arg(name: &str, parts: &[std::ffi::OsString]) -> Result<String> {
     Ok(words.join(" "))
 }
 
+/// A count option (`-k`, `-n`) checked: below 1 is bad input with `hint`.
+/// The option is read as a signed number (`allow_negative_numbers`), so
+/// `-k -1` gets this message too, not clap's "unexpected argument '-1'".
+pub fn at_least_one(flag: &str, n: i64, hint: &str) -> Result<usize> {
+    if n < 1 {
+        return Err(crate::error::UserError::new("bad_input", format!("{flag} must be at least 1")).with_hint(hint).into());
+    }
+    Ok(usize::try_from(n)?)
+}
+
 /// The nearest existing folder above a path not there yet, when it is a file
 /// instead: nothing could ever be made below it.
 pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {

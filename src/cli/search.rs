@@ -20,8 +20,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// Number of hits [default: search.default_k]
-    #[arg(short, value_name = "N")]
-    k: Option<usize>,
+    #[arg(short, value_name = "N", allow_negative_numbers = true)]
+    k: Option<i64>,
     /// Show the index queries, candidate counts and timings
     #[arg(long)]
     trace: bool,
@@ -35,12 +35,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .with_hint("search for words or numbers; punctuation alone matches nothing")
             .into());
     }
-    let k = args.k.unwrap_or(cfg.search.default_k);
-    if k == 0 {
-        return Err(UserError::new("bad_input", "-k must be at least 1")
-            .with_hint("leave -k out for the configured default (search.default_k)")
-            .into());
-    }
+    let k = args.k.unwrap_or(cfg.search.default_k as i64);
+    let k = super::at_least_one("-k", k, "leave -k out for the configured default (search.default_k)")?;
     let store = ctx.store()?;
     let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
     let mode = match engine.mode_for(&text, mode) {

@@ -47,8 +47,8 @@ pub enum Command {
         #[arg(required = true, num_args = 1.., value_name = "QUERY")]
         query: Vec<std::ffi::OsString>,
         /// How many turns to show
-        #[arg(long, short = 'n', default_value_t = 20)]
-        limit: usize,
+        #[arg(long, short = 'n', default_value_t = 20, allow_negative_numbers = true)]
+        limit: i64,
     },
 }
 
@@ -175,11 +175,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Search { query, limit } => {
             let query = super::text_arg("query", &query)?;
-            if limit == 0 {
-                return Err(UserError::new("bad_input", "-n must be at least 1")
-                    .with_hint("leave -n out for the 20 best turns")
-                    .into());
-            }
+            let limit = super::at_least_one("-n", limit, "leave -n out for the 20 best turns")?;
             let hits = session::search(&store, &query, limit)?;
             if ctx.out.json {
                 ctx.out.json(&SearchDoc { schema_version: "session_search.v1", query, hits })?;
