@@ -258,3 +258,28 @@ fn with_the_embedder_switched_off_the_notice_points_at_the_config_not_the_instal
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("set embedding.provider"), "{}", stderr(&out));
 }
+
+#[test]
+fn models_install_from_a_bad_path_is_reported_even_when_the_model_is_installed() {
+    // With the model installed, `--from /nonexistent/path` said "already
+    // installed" (exit 0): the mistyped path went unnoticed.
+    let env = Env::new();
+    let installed = env.path("data/kebab/models/all-MiniLM-L6-v2");
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        env.write(&format!("data/kebab/models/all-MiniLM-L6-v2/{f}"), "x");
+    }
+    assert_eq!(env.json(&["models", "status"])["installed"], true);
+    let empty = env.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for from in [env.path("no/such/path"), empty] {
+        let out = env.run(&["models", "install", "--from", from.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{from:?}: {err}");
+        assert!(err.contains(from.to_str().unwrap()) && err.contains("hint: "), "{from:?}: {err}");
+        assert!(!err.contains("already installed"), "{from:?}: {err}");
+    }
+    // A good --from, or none, still finds it installed and leaves it be.
+    let out = env.run(&["models", "install"]);
+    assert!(out.status.success() && stderr(&out).contains("already installed"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(installed.join("config.json")).unwrap(), "x");
+}

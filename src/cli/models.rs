@@ -61,6 +61,10 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                     .into());
             }
             let dir = dir.unwrap_or(default_dir);
+            // A bad --from is the user's mistake whether or not the model is there.
+            if let Some(p) = &from {
+                install::check_from(p)?;
+            }
             if install::is_installed(&dir) && !force {
                 ctx.out.notice(format!("{} is already installed in {}", embed::local::MODEL_ID, dir.display()));
                 return Ok(0);

