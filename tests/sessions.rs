@@ -377,3 +377,29 @@ fn json_sessions_export_without_format_prints_the_session_as_json() {
     let md = env.ok(&["--json", "sessions", "export", "draft", "--format", "md"]);
     assert!(md.starts_with("# Session draft\n"), "{md}");
 }
+
+#[test]
+fn a_source_whose_note_was_deleted_says_deleted_not_changed() {
+    // After the cited note was deleted (and pruned), `sessions show` and the
+    // export called its source "(changed since)", as if it had been edited.
+    let env = common::Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/bees.md", "# Bees\n\nI counted varroa mites with an alcohol wash of 300 bees.\n");
+    env.write("notes/bread.md", "# Bread\n\nMy sourdough starter runs at 100% hydration.\n");
+    let notes = env.notes();
+    env.ok(&["ingest", notes.to_str().unwrap()]);
+    env.ok(&["ask", "--session", "s", "How did I count varroa mites?"]);
+    env.ok(&["ask", "--session", "s", "What hydration does my sourdough starter run at?"]);
+    std::fs::remove_file(env.path("notes/bees.md")).unwrap();
+    env.write("notes/bread.md", "# Bread\n\nMy sourdough starter now runs at 80% hydration.\n");
+    env.ok(&["ingest", "--prune", notes.to_str().unwrap()]);
+    let shown = env.ok(&["sessions", "show", "s"]);
+    let exported = env.ok(&["sessions", "export", "s"]);
+    for (what, text) in [("show", &shown), ("export", &exported)] {
+        let bees = text.lines().find(|l| l.contains("notes/bees.md") && l.contains('1')).unwrap_or_else(|| panic!("{what}: {text}"));
+        assert!(bees.contains("(deleted since)") && !bees.contains("changed"), "{what}: {bees}");
+        // An edited note is still "changed since".
+        let bread = text.lines().find(|l| l.contains("notes/bread.md")).unwrap_or_else(|| panic!("{what}: {text}"));
+        assert!(bread.contains("(changed since)"), "{what}: {bread}");
+    }
+}

@@ -87,13 +87,20 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
 
 /// Sources (`[n] path:a-b · section`), unsupported quotes and near candidates.
 pub fn print_sources(out: &Output, a: &Answer) -> Result<()> {
+    print_saved_sources(out, a, &[])
+}
+
+/// `print_sources` for a saved answer: a stale source is "(changed since)",
+/// or "(deleted since)" when its chunk id is in `deleted` (its note is no
+/// longer indexed).
+pub fn print_saved_sources(out: &Output, a: &Answer, deleted: &[i64]) -> Result<()> {
     for c in &a.citations {
         let mut line = format!("{} {}", c.shown_marker(), out.location(&c.citation.path, c.citation.start, c.citation.end));
         if let Some(s) = &c.citation.section {
             line.push_str(&format!(" · {}", one_line(s)));
         }
         if c.stale {
-            line.push_str(" (changed since)");
+            line.push_str(if deleted.contains(&c.chunk_id) { " (deleted since)" } else { " (changed since)" });
         }
         out.line(line)?;
     }
@@ -242,7 +249,7 @@ pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
     let mark = super::sessions::fork_mark(turn.forked_from.as_ref());
     out.line(out.paint(format!("[{}] {}{mark}", turn.turn_index + 1, one_line(&turn.question)), Style::new().bold()))?;
     out.line(crate::script::printable(&turn.answer.answer))?;
-    print_sources(out, &turn.answer)?;
+    print_saved_sources(out, &turn.answer, &turn.deleted)?;
     print_footer(out, &turn.answer)
 }
 

@@ -22,7 +22,7 @@ use rustyline::error::ReadlineError;
 
 
 use crate::rag::{AskOptions, Kb};
-use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_sources, session_line, turn_summary};
+use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_saved_sources, session_line, turn_summary};
 use crate::render::{ColorChoice, Output, human_bytes};
 use crate::script::{one_line, printable};
 use crate::search::Mode;
@@ -171,6 +171,7 @@ impl Repl {
             answer_id: 0,
             explain: Some(outcome.explain.record()),
             forked_from: None,
+            deleted: Vec::new(),
         });
         let mut notes = Vec::new();
         if let Some(err) = &outcome.error {
@@ -260,7 +261,7 @@ impl Repl {
             if t.answer.citations.is_empty() {
                 self.out.line("the last answer cites no sources")?;
             }
-            print_sources(&self.out, &t.answer)?;
+            print_saved_sources(&self.out, &t.answer, &t.deleted)?;
             let rest: Vec<_> = t.packed.iter().filter(|p| !cited(p.chunk_id)).collect();
             if !rest.is_empty() {
                 self.out.line("also shown to the model, not cited:")?;
@@ -282,7 +283,9 @@ impl Repl {
         if !p.heading_path.is_empty() {
             head.push_str(&format!(" · {}", one_line(&p.heading_path.join(" > "))));
         }
-        if stale {
+        if stale && !self.kb.store.document_indexed(&p.doc_path)? {
+            head.push_str(" (the note was deleted since; this is the text the answer saw)");
+        } else if stale {
             head.push_str(" (the note changed since; this is the text the answer saw)");
         }
         let attributed = t.answer.citations.iter().any(|c| c.chunk_id == p.chunk_id && c.origin == crate::rag::answer::Origin::Attributed);

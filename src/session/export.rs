@@ -27,7 +27,7 @@ pub fn markdown(doc: &SessionDoc) -> String {
                 let _ = write!(s, " · {section}");
             }
             if c.stale {
-                s.push_str(" (changed since)");
+                s.push_str(if turn.deleted.contains(&c.chunk_id) { " (deleted since)" } else { " (changed since)" });
             }
             if c.origin == crate::rag::answer::Origin::Attributed {
                 s.push_str(" · attributed by kebab: the model did not cite it");

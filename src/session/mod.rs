@@ -47,6 +47,10 @@ pub struct Turn {
     /// same answer, not asked again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<ForkedFrom>,
+    /// Chunk ids of the stale citations whose note is no longer indexed at
+    /// all (its file deleted, then pruned): shown as deleted, not changed.
+    #[serde(skip)]
+    pub deleted: Vec<i64>,
 }
 
 /// Where a forked turn came from (`session.v1` turns' `forked_from`).
@@ -305,7 +309,7 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
         row.conversation_id = Some(conversation_id);
         row.turn_index = Some(t.turn_index);
         let mut answer = persist::from_row(row, &packed)?;
-        mark_stale(store, &mut answer)?;
+        let deleted = mark_stale(store, &mut answer)?;
         out.push(Turn {
             turn_index: t.turn_index,
             question: t.question,
@@ -316,19 +320,25 @@ fn load_turns(store: &Store, conversation_id: i64, newest: Option<i64>) -> Resul
             answer_id: t.answer_id,
             explain,
             forked_from: t.forked_from.map(|f| ForkedFrom { session: f.conversation, turn_index: f.turn_index }),
+            deleted,
         });
     }
     Ok(out)
 }
 
 /// Citations whose chunk has since been re-chunked or deleted are stale.
-fn mark_stale(store: &Store, a: &mut Answer) -> Result<()> {
+/// Returns the chunk ids of those whose document is gone from the index too.
+fn mark_stale(store: &Store, a: &mut Answer) -> Result<Vec<i64>> {
     let ids: Vec<i64> = a.citations.iter().map(|c| c.chunk_id).collect();
     let present: Vec<i64> = store.chunks_by_ids(&ids)?.iter().map(|r| r.chunk_id).collect();
+    let mut deleted = Vec::new();
     for c in &mut a.citations {
         c.stale = !present.contains(&c.chunk_id);
+        if c.stale && !store.document_indexed(&c.citation.path)? {
+            deleted.push(c.chunk_id);
+        }
     }
-    Ok(())
+    Ok(deleted)
 }
 
 #[cfg(test)]

@@ -100,6 +100,12 @@ impl Store {
         Ok(out)
     }
 
+    /// Whether a document with this path (`ROOT/rel/path`, `ROOT/file.jsonl#ID`) is indexed.
+    pub fn document_indexed(&self, path: &str) -> Result<bool> {
+        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM documents WHERE path = ?1")?;
+        Ok(stmt.exists([path])?)
+    }
+
     /// Every document, ordered by path.
     pub fn documents(&self) -> Result<Vec<DocRow>> {
         let mut stmt = self.conn.prepare(
