@@ -59,6 +59,29 @@ fn stats_and_docs_report_what_was_indexed() {
 }
 
 #[test]
+fn one_document_and_one_chunk_are_counted_in_the_singular() {
+    // `kebab docs` printed "1 chunks", stats "1 documents from 1 files" and
+    // doctor "1 documents, 1 chunks".
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[embedding]\nprovider = \"none\"\n");
+    env.write("notes/a.md", "# A\n\nOne short note.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let docs = env.ok(&["docs"]);
+    assert!(docs.contains("\t1 chunk\t"), "{docs}");
+    let stats = env.ok(&["stats"]);
+    assert!(stats.contains("1 document from 1 file\n") && stats.contains("(1 document)"), "{stats}");
+    let doctor = String::from_utf8_lossy(&env.run(&["doctor"]).stdout).into_owned();
+    assert!(doctor.contains("1 document, 1 chunk"), "{doctor}");
+    for text in [&docs, &stats, &doctor] {
+        assert!(!text.contains("1 chunks") && !text.contains("1 documents") && !text.contains("1 files"), "{text}");
+    }
+    // Two still read as two.
+    env.write("notes/b.md", "# B\n\nAnother note.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(env.ok(&["stats"]).contains("2 documents from 2 files\n"));
+}
+
+#[test]
 fn doctor_passes_on_a_healthy_setup_and_explains_a_broken_config() {
     let env = Env::new();
     env.write("notes/a.md", "# A\n\nText.\n");

@@ -46,8 +46,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     match (&args.path_glob, &first) {
         (Some(g), Some(first)) if documents.is_empty() => ctx.out.notice(format!(
-            "no document path matches {:?} ({total} documents in all; paths look like {}, so a glob starts with the root's name)",
+            "no document path matches {:?} ({} in all; paths look like {}, so a glob starts with the root's name)",
             one_line(g),
+            crate::render::count(total as i64, "document"),
             one_line(first)
         )),
         _ if documents.is_empty() => ctx.out.notice("no documents (index notes with `kebab ingest PATH`)"),
@@ -55,11 +56,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     for d in &documents {
         ctx.out.line(format!(
-            "{}\t{}\t{}\t{} chunks\t{}",
+            "{}\t{}\t{}\t{}\t{}",
             one_line(&d.path),
             one_line(d.title.as_deref().unwrap_or("")),
             d.lang,
-            d.chunks,
+            crate::render::count(d.chunks, "chunk"),
             human_bytes(d.bytes as u64)
         ))?;
     }

@@ -12,6 +12,7 @@ use crate::config::{EmbeddingProvider, LlmProvider};
 
 use super::Ctx;
 use crate::config::Config;
+use crate::render::count;
 use crate::render::failure::message;
 use crate::script::one_line;
 use crate::store::{SCHEMA_LEVEL, Store};
@@ -230,7 +231,11 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
         (Ok(_), Ok(n)) => checks.push(check(
             "vectors",
             Status::Warn,
-            format!("{n} chunks have no vector yet: semantic search misses them"),
+            if n == 1 {
+                "1 chunk has no vector yet: semantic search misses it".to_string()
+            } else {
+                format!("{n} chunks have no vector yet: semantic search misses them")
+            },
             Some("`kebab ingest` embeds them (an interrupted run resumes where it stopped)".into()),
         )),
         (Err(e), _) | (_, Err(e)) => checks.push(check("vectors", Status::Fail, message(&e), None)),
@@ -314,12 +319,12 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
             Some("`kebab ingest PATH` indexes a folder of notes".into()),
         )),
         Ok(s) => {
-            checks.push(check("content", Status::Ok, format!("{} documents, {} chunks", s.documents, s.chunks), None));
+            checks.push(check("content", Status::Ok, format!("{}, {}", count(s.documents, "document"), count(s.chunks, "chunk")), None));
             for r in s.roots.iter().filter(|r| !Path::new(&r.path).exists()) {
                 checks.push(check(
                     "roots",
                     Status::Warn,
-                    format!("{} ({}) no longer exists; its {} documents are stale", r.name, r.path, r.documents),
+                    format!("{} ({}) no longer exists; its {} stale", r.name, r.path, if r.documents == 1 { "1 document is".to_string() } else { format!("{} documents are", r.documents) }),
                     Some(
                         "restore the folder (or mount its disk), or run `kebab ingest --prune` to forget it and its notes".into(),
                     ),

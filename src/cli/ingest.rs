@@ -64,7 +64,7 @@ impl Progress {
         match (self, ev) {
             (Progress::Plain { total, .. }, Event::Planned { files, bytes }) => {
                 *total += files;
-                eprintln!("planned {files} files, {}", human_bytes(bytes));
+                eprintln!("planned {}, {}", count(files, "file"), human_bytes(bytes));
             }
             (Progress::Plain { done, total }, Event::File { path, what, .. }) => {
                 *done += 1;
@@ -80,7 +80,7 @@ impl Progress {
                 *files += 1;
                 bar.inc(bytes);
                 let rate = *files as f64 / started.elapsed().as_secs_f64().max(1e-3);
-                bar.set_message(format!("{files} files {rate:.2}/s · {}s elapsed", started.elapsed().as_secs()));
+                bar.set_message(format!("{} {rate:.2}/s · {}s elapsed", count(*files, "file"), started.elapsed().as_secs()));
             }
             (progress, Event::Skipped(skip)) => {
                 let line = format!("skipped {}: {}", one_line(&skip.path), skip.reason);
@@ -268,7 +268,7 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
 
 /// `n` things, in the singular for one ("1 file", "2 files").
 fn count(n: usize, thing: &str) -> String {
-    if n == 1 { format!("1 {thing}") } else { format!("{n} {thing}s") }
+    crate::render::count(n as i64, thing)
 }
 
 /// A rate as people read it: whole numbers, but a slow one keeps a decimal

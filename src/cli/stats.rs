@@ -4,7 +4,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Ctx;
-use crate::render::human_bytes;
+use crate::render::{count, human_bytes};
 use crate::script::one_line;
 use crate::store::Stats;
 
@@ -25,11 +25,11 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     let s = &stats;
     ctx.out.line(format!("database      {} (schema level {})", s.database, s.schema_level))?;
     ctx.out.line(format!("size          {} (+ {} write-ahead log)", human_bytes(s.database_bytes), human_bytes(s.wal_bytes)))?;
-    ctx.out.line(format!("documents     {} from {} files", s.documents, s.sources))?;
+    ctx.out.line(format!("documents     {} from {}", count(s.documents, "document"), count(s.sources, "file")))?;
     ctx.out.line(format!("chunks        {} ({} with Hangul/CJK), {} of text", s.chunks, s.cjk_chunks, human_bytes(s.text_bytes as u64)))?;
     ctx.out.line(format!("last indexed  {}", s.last_indexed_at.as_deref().unwrap_or("never")))?;
     for r in &s.roots {
-        ctx.out.line(format!("root          {} = {} ({} documents)", one_line(&r.name), one_line(&r.path), r.documents))?;
+        ctx.out.line(format!("root          {} = {} ({})", one_line(&r.name), one_line(&r.path), count(r.documents, "document")))?;
     }
     Ok(0)
 }

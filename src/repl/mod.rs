@@ -77,8 +77,10 @@ impl Repl {
         let chunks = self.kb.store.chunk_count()?;
         let bytes = std::fs::metadata(self.kb.store.path()).map(|m| m.len()).unwrap_or(0);
         Ok(format!(
-            "kebab {} · {docs} documents, {chunks} chunks ({}) · model {}/{} · mode {} · :help for commands",
+            "kebab {} · {}, {} ({}) · model {}/{} · mode {} · :help for commands",
             env!("CARGO_PKG_VERSION"),
+            crate::render::count(docs, "document"),
+            crate::render::count(chunks, "chunk"),
             human_bytes(bytes),
             self.kb.model.provider(),
             self.kb.model.id(),
