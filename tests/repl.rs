@@ -172,6 +172,22 @@ fn a_piped_line_that_is_not_utf8_is_an_error_for_that_line_and_the_next_lines_st
 }
 
 #[test]
+fn a_piped_repl_reads_a_lone_carriage_return_as_a_line_end() {
+    // Old-Mac line ends (`\r` alone) ran the whole input as one question,
+    // `How did you count varroa mites?\r:history`, and refused it.
+    let env = research_env();
+    let (code, out, err) = repl(&env, &["--repl", "--session", "cr"], "How did you count varroa mites?\r:history\r\r:session\r\n:history\r");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("kebab[cr]> How did you count varroa mites?\n"), "{out}");
+    assert_eq!(out.matches("· grounded").count(), 1, "{out}");
+    assert_eq!(out.matches("kebab[cr]> :history\n").count(), 2, "{out}");
+    assert!(out.contains("  1. How did you count varroa mites? (grounded"), "{out}");
+    // Four lines with something on them, four prompts (blank ones are skipped).
+    assert_eq!(out.matches("kebab[cr]> ").count(), 4, "{out}");
+    assert!(!out.contains('\r'), "{out:?}");
+}
+
+#[test]
 fn a_piped_readonly_repl_says_its_turns_are_not_saved() {
     let env = research_env();
     let (code, out, err) = repl(&env, &["--readonly", "--repl", "--session", "ro"], "How did you count varroa mites?\n:history\n");
