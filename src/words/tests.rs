@@ -25,7 +25,7 @@ fn a_questions_topic_leaves_out_contractions_framing_and_function_words() {
     assert_eq!(topic("whats my usual dose while I'm away"), ["dose", "away"]);
     // "what size" asks a value, as "what time" does.
     assert_eq!(topic("what size pot did the fig get?"), ["pot", "fig"]);
-    // A height or thickness is written as a number: "how tall is catbells" over "Catbells (451m)".
+    // A height or thickness is written as a number: "how tall is catbells" over "Catbells loop …, 451m top".
     assert_eq!(topic("how tall is catbells"), ["catbells"]);
     assert_eq!(topic("what thickness of strings did I fit"), ["strings", "fit"]);
     assert_eq!(topic("which hives were treated before the winter?"), ["hives", "treated", "winter"]);
