@@ -86,6 +86,13 @@ pub fn is_past_tense(word: &str) -> bool {
     word.chars().any(|c| HANGUL.contains(&(c as u32)) && (c as u32 - HANGUL.start()) % 28 == 20)
 }
 
+/// `n` things, in the singular for one ("1 chunk", "2 chunks"), for any
+/// integer type the caller counts in.
+pub fn count(n: impl std::fmt::Display, thing: &str) -> String {
+    let n = n.to_string();
+    if n == "1" { format!("1 {thing}") } else { format!("{n} {thing}s") }
+}
+
 /// A Hangul syllable without its final consonant (`린` → `리`); any other
 /// character as it is.
 pub fn without_final(c: char) -> char {

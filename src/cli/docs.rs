@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         (Some(g), Some(first)) if documents.is_empty() => ctx.out.notice(format!(
             "no document path matches {:?} ({} in all; paths look like {}, so a glob starts with the root's name)",
             one_line(g),
-            crate::render::count(total as i64, "document"),
+            crate::render::count(total, "document"),
             one_line(first)
         )),
         _ if documents.is_empty() => ctx.out.notice("no documents (index notes with `kebab ingest PATH`)"),

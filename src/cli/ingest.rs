@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::Ctx;
 use crate::ingest::embed::EmbedSummary;
 use crate::ingest::{self, Event, FormatChoice, IngestOptions, MissingRoot, Summary};
-use crate::render::human_bytes;
+use crate::render::{count, human_bytes};
 use crate::script::one_line;
 
 #[derive(Debug, clap::Args)]
@@ -95,7 +95,7 @@ impl Progress {
                     one_line(from),
                     one_line(&dir.display().to_string()),
                     one_line(into),
-                    if documents == 1 { "1 document".to_string() } else { format!("{documents} documents") },
+                    count(documents, "document"),
                     one_line(to)
                 );
                 match progress {
@@ -266,10 +266,6 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
     Ok(())
 }
 
-/// `n` things, in the singular for one ("1 file", "2 files").
-fn count(n: usize, thing: &str) -> String {
-    crate::render::count(n as i64, thing)
-}
 
 /// A rate as people read it: whole numbers, but a slow one keeps a decimal
 /// rather than showing 0.

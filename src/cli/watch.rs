@@ -22,7 +22,7 @@ use super::Ctx;
 use crate::error::UserError;
 use crate::ingest::watch::{Change, Reconcile, WatchRoot, Watched};
 use crate::render::answer::ctrl_c_flag;
-use crate::script::{json_escaped, one_line};
+use crate::script::{count, json_escaped, one_line};
 
 /// How long the watched folders must be quiet before the changes are
 /// handled, all together: an editor's save (write a temp file, rename it over
@@ -243,12 +243,11 @@ fn print_change(ctx: &Ctx, stop: &AtomicBool, change: &Change) {
 
 /// `updated notes/x.md (3 chunks) in 40 ms`.
 fn change_line(change: &Change) -> String {
-    let chunks = |n: &usize| format!("{n} chunk{}", if *n == 1 { "" } else { "s" });
     match change {
-        Change::Added { path, chunks: n, elapsed_ms } => format!("added {} ({}) in {elapsed_ms} ms", one_line(path), chunks(n)),
-        Change::Updated { path, chunks: n, elapsed_ms } => format!("updated {} ({}) in {elapsed_ms} ms", one_line(path), chunks(n)),
+        Change::Added { path, chunks: n, elapsed_ms } => format!("added {} ({}) in {elapsed_ms} ms", one_line(path), count(n, "chunk")),
+        Change::Updated { path, chunks: n, elapsed_ms } => format!("updated {} ({}) in {elapsed_ms} ms", one_line(path), count(n, "chunk")),
         Change::Removed { path, documents, elapsed_ms } => {
-            format!("removed {} ({documents} document{}) in {elapsed_ms} ms", one_line(path), if *documents == 1 { "" } else { "s" })
+            format!("removed {} ({}) in {elapsed_ms} ms", one_line(path), count(documents, "document"))
         }
         Change::Renamed { from, path, .. } => format!("renamed {} → {}", one_line(from), one_line(path)),
         Change::Skipped { path, reason } => format!("skipped {}: {reason}", one_line(path)),

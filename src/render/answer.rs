@@ -257,7 +257,7 @@ pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
 pub fn turn_summary(turn: &crate::session::Turn) -> String {
     let a = &turn.answer;
     let verdict = match a.refusal_reason {
-        None => format!("grounded, {} source{}", a.citations.len(), if a.citations.len() == 1 { "" } else { "s" }),
+        None => format!("grounded, {}", super::count(a.citations.len(), "source")),
         Some(reason) => format!("refused: {reason}"),
     };
     let mark = super::sessions::fork_mark(turn.forked_from.as_ref());
@@ -268,10 +268,9 @@ pub fn turn_summary(turn: &crate::session::Turn) -> String {
 pub fn session_line(s: &crate::session::Summary) -> String {
     let c = &s.conversation;
     format!(
-        "{}\t{} turn{}\t{}\t{}",
+        "{}\t{}\t{}\t{}",
         one_line(&c.name),
-        s.turns,
-        if s.turns == 1 { "" } else { "s" },
+        super::count(s.turns, "turn"),
         c.updated_at,
         one_line(c.title.as_deref().unwrap_or(""))
     )

@@ -106,10 +106,7 @@ impl Output {
     }
 }
 
-/// `n` things, in the singular for one ("1 chunk", "2 chunks").
-pub fn count(n: i64, thing: &str) -> String {
-    if n == 1 { format!("1 {thing}") } else { format!("{n} {thing}s") }
-}
+pub use crate::script::count;
 
 /// Bytes as a human size: `1.2 MB`.
 pub fn human_bytes(n: u64) -> String {

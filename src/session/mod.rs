@@ -106,7 +106,7 @@ pub struct SessionDoc {
 
 /// "1 turn", "3 turns": how many turns a message counts.
 pub fn turns_phrase(n: i64) -> String {
-    if n == 1 { "1 turn".to_string() } else { format!("{n} turns") }
+    crate::script::count(n, "turn")
 }
 
 /// Session names are short words: letters, digits, `-`, `_` and `.`, so they
