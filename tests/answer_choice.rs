@@ -1,7 +1,7 @@
 //! Which passage the built-in model quotes for what a question asks: the
 //! line under a short section's heading, the command under a "how do I",
-//! a sum of money for a price, a phone number or a time of day for one,
-//! and nothing for a count alone. Each on notes written for it.
+//! a sum of money for a price, a phone number, a time of day, a name or a
+//! day for one, and nothing for a count alone. Each on notes written for it.
 
 mod common;
 
@@ -158,4 +158,33 @@ fn a_korean_question_in_a_past_tense_the_notes_never_write_is_answered() {
     // The verb counts for nothing either way: a topic the notes lack still refuses.
     let out = env.ok(&["ask", "스노우타이어 어디서 바꿨지?"]);
     assert!(out.contains("refused:"), "{out}");
+}
+
+#[test]
+fn a_question_asking_a_name_or_a_day_is_refused_by_a_passage_without_one() {
+    // "what make is the heater in the fish tank" quoted "Heater: 50W,
+    // thermostat on 25°C": on the topic, but no make in it.
+    let env = builtin_notes_env(&[
+        (
+            "appliances.md",
+            "# Appliances\n\n## Kettle\nThe kettle holds 1.7 litres and boils in under three minutes.\n\n\
+             ## Fridge\nThe fridge is a Bosch, bought in the spring sale for £420.\n",
+        ),
+        (
+            "hallway.md",
+            "# Hallway\n\nThe hallway took two coats of sage green paint.\n\nI sanded the skirting boards on 14 March.\n",
+        ),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("what make is the fridge?", "\"The fridge is a Bosch, bought in the spring sale for £420.\" [#"),
+            ("when did I sand the skirting boards?", "\"I sanded the skirting boards on 14 March.\" [#"),
+        ],
+    );
+    for q in ["what make is the kettle?", "when did I paint the hallway?"] {
+        let out = env.ok(&["ask", q]);
+        assert!(out.contains("refused"), "{q}: {out}");
+    }
 }

@@ -103,20 +103,12 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
     store.nearest_spelling(word)
 }
 
-/// Months and weekdays, in full and as notes shorten them.
-const CALENDAR: [(&str, &str); 21] = [
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"), ("july", "jul"),
-    ("august", "aug"), ("september", "sep"), ("september", "sept"), ("october", "oct"), ("november", "nov"), ("december", "dec"),
-    ("monday", "mon"), ("tuesday", "tue"), ("tuesday", "tues"), ("wednesday", "wed"), ("thursday", "thu"), ("thursday", "thurs"),
-    ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun"),
-];
-
 /// Other spellings of a word the notes lack, to read it as: a month or
 /// weekday in full or shortened ("august" for notes that write "Aug 21"),
 /// a word made with "re-" as the word it is made from ("redeclaring" →
 /// "declaring"), and the word cut in two with a hyphen ("pi-hole").
 fn other_spellings(word: &str) -> Vec<String> {
-    let mut out: Vec<String> = CALENDAR
+    let mut out: Vec<String> = crate::words::CALENDAR
         .iter()
         .filter_map(|&(full, short)| if word == full { Some(short) } else if word == short { Some(full) } else { None })
         .map(String::from)

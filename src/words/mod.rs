@@ -344,6 +344,21 @@ fn counts_in_korean(word: &str, next: &str) -> bool {
     (COUNTS.contains(&word) || word == "몇" || word.chars().all(|c| c.is_ascii_digit())) && COUNTERS.contains(&strip_particle(next))
 }
 
+/// Months and weekdays, in full and as notes shorten them.
+pub const CALENDAR: [(&str, &str); 21] = [
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"), ("july", "jul"),
+    ("august", "aug"), ("september", "sep"), ("september", "sept"), ("october", "oct"), ("november", "nov"), ("december", "dec"),
+    ("monday", "mon"), ("tuesday", "tue"), ("tuesday", "tues"), ("wednesday", "wed"), ("thursday", "thu"), ("thursday", "thurs"),
+    ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun"),
+];
+
+/// Whether a lowercased word is a month or weekday, in full, shortened or
+/// as a plural ("Tuesdays").
+pub fn is_calendar(word: &str) -> bool {
+    let one = word.strip_suffix('s').filter(|w| w.ends_with("day")).unwrap_or(word);
+    CALENDAR.iter().any(|&(full, short)| one == full || one == short)
+}
+
 /// The words for small counts, English and Korean (native numerals, and
 /// `한`/`두`/`세`/`네` as they stand before a counter: `두 개`).
 pub const COUNTS: &[&str] = &[

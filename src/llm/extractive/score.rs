@@ -59,6 +59,11 @@ pub enum Value {
     Clock,
     /// A sum of money: `18,000 won`, `$4.50`, `12만원`.
     Money,
+    /// A name, asked in English ("what make", "which brand", "who …"): a
+    /// word written with a capital that does not open its sentence, or code.
+    Name,
+    /// A day ("when did …", "what day", `며칠`, `언제` with a past verb).
+    Date,
 }
 
 /// Currency words written after a number, and currency signs beside one.
@@ -84,6 +89,8 @@ impl Value {
             match words::asks_price(question) {
                 Some(words::PriceAsk::Surely) => Some(Value::Money),
                 Some(words::PriceAsk::IfPriced) if priced() => Some(Value::Money),
+                _ if asks_name(&q) => Some(Value::Name),
+                _ if asks_date(&q) => Some(Value::Date),
                 _ => None,
             }
         }
@@ -99,6 +106,8 @@ impl Value {
             Value::Clock => &[],
             // "cost", "paid", "fee" in a price question are read off too.
             Value::Money => &[],
+            Value::Name => &["name", "brand", "make", "model"],
+            Value::Date => &["date", "day", "time", "날짜"],
         };
         names.iter().any(|n| stem(n) == term || *n == term)
     }
@@ -107,9 +116,14 @@ impl Value {
     /// of this kind. A bare number (not a year, nor a date's `25일`) is a sum
     /// of money in an entry that names its currency once ("Numbers in
     /// euros." over a budget table), not in one that marks its sums (`£85`):
-    /// there a bare number is something else (`65 psi`).
-    pub fn in_entry(self, text: &str, entry: &str) -> bool {
-        self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && prices_unmarked(&entry.to_lowercase())
+    /// there a bare number is something else (`65 psi`). A name must be
+    /// one the question does not give ("the Etsy seller" is not answered
+    /// by "from an Etsy shop").
+    pub fn in_entry(self, text: &str, entry: &str, question: &str) -> bool {
+        match self {
+            Value::Name => names_one(text, &words::words(question)),
+            _ => self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && prices_unmarked(&entry.to_lowercase()),
+        }
     }
 
     /// Whether `text` holds a value of this kind.
@@ -136,8 +150,73 @@ impl Value {
             }) || words::words(&lower).iter().any(|w| ["noon", "midnight", "정오", "자정"].contains(&w.as_str())),
             // Nothing to pay is a price too.
             Value::Money => has_money(&lower) || lower.split_whitespace().map(bare).any(|t| t == "free" || t.starts_with("무료") || t.starts_with("공짜")),
+            Value::Name => names_one(text, &[]),
+            Value::Date => writes_date(&lower),
         }
     }
+}
+
+/// Whether a (lowercased, space-padded) English question asks for a name:
+/// who did something, or what make, brand or model a thing is. Names are
+/// told by their capital, which Korean does not write.
+fn asks_name(q: &str) -> bool {
+    const ASKING: &[&str] = &[
+        " what make ", " what brand", " which brand", " what model", " which model", " name of the ", "what's the name", "whats the name",
+        "what is the name", "what was the name",
+    ];
+    let who = ["who", "who's", "whos", "whom"].iter().any(|w| q.trim_start().starts_with(&format!("{w} ")));
+    !q.chars().any(crate::script::is_hangul) && (who || ASKING.iter().any(|a| q.contains(a)))
+}
+
+/// Whether a (lowercased, space-padded) question asks for a day: "when
+/// did …" or "when was …" (not "when is it fine to …", which asks for a
+/// case), "what day", `며칠`, or `언제` with a verb in the past tense.
+fn asks_date(q: &str) -> bool {
+    const ASKING: &[&str] = &[" when did ", " when was ", " when were ", " what date", " which date", " what day", " which day", "며칠", "몇 월", "몇월"];
+    ASKING.iter().any(|a| q.contains(a)) || q.contains("언제") && words::words(q).iter().any(|w| crate::script::is_past_tense(w))
+}
+
+/// Whether English text names something, other than the `asked` words: a
+/// word with a capital that does not open its sentence, line or table
+/// cell ("the shop on Call Lane", "tutor: Dr. Elena Moreau"; not "I" nor a
+/// month or weekday), or code (`read_to_string`).
+fn names_one(text: &str, asked: &[String]) -> bool {
+    if text.contains('`') {
+        return true;
+    }
+    let mut opens = true;
+    for token in text.split_whitespace() {
+        let word = bare(token);
+        if word.is_empty() {
+            // A list marker keeps the next word opening its line; a cell's bar starts one.
+            opens |= token.contains('|');
+            continue;
+        }
+        let lower = word.to_lowercase();
+        if !opens && word.starts_with(char::is_uppercase) && word != "I" && !words::is_calendar(&lower) && !asked.contains(&lower) {
+            return true;
+        }
+        opens = token.ends_with(['.', '!', '?', '|']);
+    }
+    false
+}
+
+/// Whether lowercased text writes a day: a month or weekday ("8 Mar",
+/// "Tues"), a date in figures (`2024-01-17`, `3/4`, `3월 14일`), or a day
+/// named from today ("yesterday", `지난주`).
+fn writes_date(lower: &str) -> bool {
+    const DAYS: &[&str] = &["yesterday", "today", "tonight", "tomorrow", "어제", "오늘", "내일", "그제", "지난주", "지난달", "작년", "올해"];
+    let ws = words::words(lower);
+    let named = ws.iter().any(|w| words::is_calendar(w) || DAYS.iter().any(|d| w.starts_with(d)));
+    let korean = ws.iter().any(|w| {
+        let rest = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        rest.len() < w.len() && ["월", "일", "년"].iter().any(|u| rest.starts_with(u))
+    });
+    let figures = lower.split_whitespace().map(bare).any(|t| {
+        let parts: Vec<&str> = t.split(['/', '-']).collect();
+        (2..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
+    });
+    named || korean || figures
 }
 
 /// Whether lowercased text writes a sum of money: a number with a currency

@@ -348,6 +348,40 @@ fn the_value_a_question_names_is_recognised_in_text() {
 }
 
 #[test]
+fn a_name_is_a_capitalised_word_inside_its_sentence_and_a_date_a_day_written_out() {
+    use super::score::Value;
+    for q in ["what make is the heater?", "Which brand of flour do I use", "who fixed the boiler", "what was the name of the plumber?"] {
+        assert_eq!(Value::asked(q, || false), Some(Value::Name), "{q}");
+    }
+    // A relative "who", a name asked in Korean (no capitals to tell it by), and "as the name of" ask no name.
+    for q in ["how do I tell a user who typed nothing", "사진 작가님 이름이 뭐였더라?", "can I use match as the name of a function?"] {
+        assert_eq!(Value::asked(q, || false), None, "{q}");
+    }
+    for q in ["when did the builders start?", "what day is bin collection", "관리비는 며칠에 빠져나가?", "김치 언제 담갔어?"] {
+        assert_eq!(Value::asked(q, || false), Some(Value::Date), "{q}");
+    }
+    // "When is it fine to …" asks for a case, and a present `언제` for a habit.
+    for q in ["When is it fine to call unwrap?", "Box는 언제 쓰나요?"] {
+        assert_eq!(Value::asked(q, || false), None, "{q}");
+    }
+    for t in ["Took it to the shop on Call Lane", "tutor: Dr. Elena Moreau", "call `fs::read_to_string` for that"] {
+        assert!(Value::Name.in_text(t), "{t}");
+    }
+    // A sentence's or a cell's first word, "I", and a weekday are no names.
+    for t in ["Heater: 50W, thermostat on 25°C", "I fed it twice.", "Done. Bought it Tuesday.", "| Day | Morning |"] {
+        assert!(!Value::Name.in_text(t), "{t}");
+    }
+    // A name the question gives is no answer to it.
+    assert!(!Value::Name.in_entry("7 buttons from an Etsy shop", "", "name of the Etsy seller?"));
+    for t in ["Lessons Tuesdays 4:15", "**Sat 8 Mar** – builders in", "expires 2025-08-31", "3월 14일에 갔다", "yesterday, finally"] {
+        assert!(Value::Date.in_text(t), "{t}");
+    }
+    for t in ["costs £7.50 each", "set it to 1:2:2", "at about 2.5mm"] {
+        assert!(!Value::Date.in_text(t), "{t}");
+    }
+}
+
+#[test]
 fn a_sum_of_money_is_a_number_with_its_currency() {
     use super::score::Value;
     assert_eq!(Value::asked("How much did I pay for the new faucet cartridge?", || false), Some(Value::Money));
@@ -363,13 +397,13 @@ fn a_sum_of_money_is_a_number_with_its_currency() {
     }
     // A bare number is money where the entry names its currency, but not a year or a date.
     let budget = "Numbers in euros.\n| Groceries | 320 | 365 |";
-    assert!(Value::Money.in_entry("| Groceries | 320 | 365 |", budget));
-    assert!(!Value::Money.in_entry("| Groceries | 320 | 365 |", "| Groceries | 320 | 365 |"));
-    assert!(!Value::Money.in_entry("관리비: 매달 25일, 2025년까지", "8월 236,200원"));
+    assert!(Value::Money.in_entry("| Groceries | 320 | 365 |", budget, ""));
+    assert!(!Value::Money.in_entry("| Groceries | 320 | 365 |", "| Groceries | 320 | 365 |", ""));
+    assert!(!Value::Money.in_entry("관리비: 매달 25일, 2025년까지", "8월 236,200원", ""));
     // An entry that marks its sums (`£85`) writes other numbers bare.
     let log = "Tyres: 700x35c, run at 65 psi rear.\n\n| 19 Apr | Full service | £85 |";
-    assert!(!Value::Money.in_entry("Tyres: 700x35c, run at 65 psi rear.", log));
-    assert!(Value::Money.in_entry("| 19 Apr | Full service | £85 |", log));
+    assert!(!Value::Money.in_entry("Tyres: 700x35c, run at 65 psi rear.", log, ""));
+    assert!(Value::Money.in_entry("| 19 Apr | Full service | £85 |", log, ""));
     // "Free" answers a price question, but a programmer's "free of data races" does not make notes that write prices.
     assert!(super::score::writes_prices(budget) && !super::score::writes_prices("Dropping a Box frees it; safe code is free of data races."));
 }
