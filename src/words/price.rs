@@ -13,6 +13,8 @@ const PRICE: &[&str] = &["price", "prices", "priced", "fee", "fees", "fare", "fa
 /// bounds checking cost?", "how much time did I spend"), but for what was
 /// bought ("how much did the tyres cost?").
 const COSTING: &[&str] = &["cost", "costs", "spend", "spent", "charge", "charged"];
+/// How a total is asked ("what did the refit come to?"): as "cost" is.
+const TOTALLING: &[&str] = &[" come to ", " came to ", " come out to ", " came out to ", " add up to ", " added up to "];
 /// What a span of time is measured in: "how much time did I spend".
 const TIME_WORDS: &[&str] = &["time", "hours", "hour", "minutes", "days", "weeks", "long"];
 /// Korean words that, with `얼마`, ask for a price: fee nouns (`관리비`,
@@ -29,7 +31,8 @@ const PAYING_NOW_KO: &[&str] = &["내지", "내요", "내야", "내는", "내나
 /// much did the guesthouse cost?" is about the guesthouse): read off, as
 /// "what time" is.
 const NAMING_PRICE: &[&str] = &[
-    "cost", "costs", "pay", "paid", "charge", "charged", "spend", "spent", "money", "price", "prices", "priced", "fee", "fees", "fare", "fares",
+    "cost", "costs", "come", "came", "pay", "paid", "charge", "charged", "spend", "spent", "money", "price", "prices", "priced", "fee",
+    "fees", "fare", "fares",
     "가격", "비용", "요금", "돈",
 ];
 const PAYING_VERBS_KO: &[&str] = &["냈", "줬", "썼", "들었", "나왔"];
@@ -53,9 +56,10 @@ pub fn asks_price(question: &str) -> Option<PriceAsk> {
     let ws = words(&q);
     let has_word = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
     let amount = q.contains("how much") || has_word(&["what", "what's", "whats"]);
+    let spoken = format!(" {} ", ws.join(" "));
     if has_word(PRICE) || (amount && has_word(PAYING)) || (q.contains("얼마") && (PAYING_KO.iter().any(|w| q.contains(w)) || has_word(PAYING_NOW_KO))) {
         Some(PriceAsk::Surely)
-    } else if amount && has_word(COSTING) {
+    } else if amount && (has_word(COSTING) || TOTALLING.iter().any(|t| spoken.contains(t))) {
         // What was bought cost money; what it does costs time or speed.
         Some(if has_word(&["did"]) && !has_word(TIME_WORDS) { PriceAsk::Surely } else { PriceAsk::IfPriced })
     } else {
@@ -77,7 +81,7 @@ mod tests {
     fn a_price_is_asked_surely_by_paying_and_of_priced_notes_by_costing() {
         for q in [
             "How much did I pay for the tyres?", "What was the entry fee?", "how much did the guesthouse cost", "부산 숙소비 얼마 냈어?", "꿀 한 병 가격은 얼마예요?",
-            "모임 회비 한 달에 얼마 내지?", "이삿짐 업체에 계약금 얼마 넣었더라",
+            "모임 회비 한 달에 얼마 내지?", "이삿짐 업체에 계약금 얼마 넣었더라", "what did the whole refit come to in the end",
         ] {
             assert_eq!(asks_price(q), Some(PriceAsk::Surely), "{q}");
         }
@@ -85,7 +89,7 @@ mod tests {
         for q in ["How much does bounds checking cost?", "how much time did I spend on the review?"] {
             assert_eq!(asks_price(q), Some(PriceAsk::IfPriced), "{q}");
         }
-        for q in ["Do generics cost anything at runtime?", "how much water goes into the dal?", "김치찌개에 물은 얼마나 넣어야 돼?"] {
+        for q in ["Do generics cost anything at runtime?", "who came to the meeting?", "how much water goes into the dal?", "김치찌개에 물은 얼마나 넣어야 돼?"] {
             assert_eq!(asks_price(q), None, "{q}");
         }
     }
@@ -93,6 +97,7 @@ mod tests {
     #[test]
     fn a_price_question_is_about_what_was_bought_not_the_paying() {
         assert_eq!(topic("How much did the guesthouse cost?"), ["guesthouse"]);
+        assert_eq!(topic("what did the kitchen refit come to?"), ["kitchen", "refit"]);
         assert_eq!(topic("what price did the plumber give for fixing the drip?"), ["plumber", "fixing", "drip"]);
         assert_eq!(topic("강릉 숙소비 얼마 들었어"), ["강릉", "숙소비"]);
         assert_eq!(topic("모임 회비 얼마 내지?"), ["모임", "회비"]);

@@ -193,7 +193,9 @@ fn names_one(text: &str, asked: &[String]) -> bool {
             continue;
         }
         let lower = word.to_lowercase();
-        if !opens && word.starts_with(char::is_uppercase) && word != "I" && !words::is_calendar(&lower) && !asked.contains(&lower) {
+        // "May" with a capital inside a sentence is the month.
+        let calendar = words::is_calendar(&lower) || word == "May";
+        if !opens && word.starts_with(char::is_uppercase) && word != "I" && !calendar && !asked.contains(&lower) {
             return true;
         }
         opens = token.ends_with(['.', '!', '?', '|']);

@@ -368,7 +368,7 @@ fn a_name_is_a_capitalised_word_inside_its_sentence_and_a_date_a_day_written_out
         assert!(Value::Name.in_text(t), "{t}");
     }
     // A sentence's or a cell's first word, "I", and a weekday are no names.
-    for t in ["Heater: 50W, thermostat on 25°C", "I fed it twice.", "Done. Bought it Tuesday.", "| Day | Morning |"] {
+    for t in ["Heater: 50W, thermostat on 25°C", "I fed it twice.", "Done. Bought it Tuesday.", "**1 May** – sleeps on my bed", "| Day | Morning |"] {
         assert!(!Value::Name.in_text(t), "{t}");
     }
     // A name the question gives is no answer to it.
