@@ -277,6 +277,31 @@ fn a_negative_count_gets_the_same_hinted_error_as_zero() {
 }
 
 #[test]
+fn a_negative_temperature_turn_limit_or_eval_k_says_what_the_option_takes() {
+    // `ask --temperature -1`, `sessions fork --at -1`, `eval answers --limit -1`
+    // and `eval retrieval -k -1` got clap's "unexpected argument '-1' found"
+    // with a tip to write `-- -1`, which made -1 the question (or failed again).
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env.ok(&["ask", "--session", "tea", "how long does green tea steep?"]);
+    for (args, says) in [
+        (&["ask", "--temperature", "-1", "how long does green tea steep?"][..], "--temperature -1 is out of range 0–2"),
+        (&["ask", "--seed", "-1", "how long does green tea steep?"][..], "'-1' for '--seed"),
+        (&["sessions", "fork", "tea", "tea2", "--at", "-1"][..], "session \"tea\" has no turn -1"),
+        (&["eval", "answers", "--queries", "q.jsonl", "--answers", "a.jsonl", "--limit", "-1"][..], "--limit must be at least 1"),
+        (&["eval", "retrieval", "--queries", "q.jsonl", "--qrels", "r.tsv", "-k", "-1"][..], "-k must be at least 1"),
+        (&["eval", "retrieval", "--queries", "q.jsonl", "--qrels", "r.tsv", "--rrf-k", "-1"][..], "--rrf-k -1 is out of range"),
+    ] {
+        let out = env.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument") && !err.contains("-- -1"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn a_usage_error_in_json_names_the_argument_and_the_value() {
     let env = Env::new();
     let out = env.run(&["--json", "search", "foo", "-k", "abc"]);

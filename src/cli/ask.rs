@@ -38,10 +38,10 @@ pub struct Args {
     #[arg(long, value_enum)]
     template: Option<Template>,
     /// Sampling temperature for a model server, 0–2 [default: the server's]
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     temperature: Option<f32>,
     /// Sampling seed for a model server, for repeatable answers
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Ask the model for the whole answer at once and print it when complete
     #[arg(long)]

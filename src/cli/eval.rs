@@ -28,10 +28,10 @@ pub enum Command {
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         /// Documents retrieved per query
-        #[arg(short, value_name = "N", default_value_t = 100)]
-        k: usize,
+        #[arg(short, value_name = "N", default_value_t = 100, allow_negative_numbers = true)]
+        k: i64,
         /// RRF constant for hybrid [default: search.rrf_k]
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", allow_negative_numbers = true)]
         rrf_k: Option<f64>,
         /// Only the judged queries of one split (FNV-1a of the query id, even = dev)
         #[arg(long, value_enum)]
@@ -48,8 +48,8 @@ pub enum Command {
         #[arg(long, value_name = "A")]
         answers: PathBuf,
         /// Only the first N questions that have gold answers
-        #[arg(long, value_name = "N")]
-        limit: Option<usize>,
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
+        limit: Option<i64>,
         /// Ask multi-hop (needs a model server)
         #[arg(long)]
         multi_hop: bool,
@@ -121,11 +121,8 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Answers { queries, answers, limit, multi_hop, mode } => {
-            if limit == Some(0) {
-                return Err(UserError::new("bad_input", "--limit must be at least 1")
-                    .with_hint("leave --limit out to ask every question of the set")
-                    .into());
-            }
+            let limit =
+                limit.map(|n| super::at_least_one("--limit", n, "leave --limit out to ask every question of the set")).transpose()?;
             let (kb, mode) = asking(ctx, mode)?;
             let opts = answers::Options {
                 queries: &queries,
@@ -190,11 +187,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Retrieval { queries, qrels, mode, k, rrf_k, split } => {
-            if k == 0 {
-                return Err(UserError::new("bad_input", "-k must be at least 1")
-                    .with_hint("leave -k out to retrieve 100 documents per query")
-                    .into());
-            }
+            let k = super::at_least_one("-k", k, "leave -k out to retrieve 100 documents per query")?;
             let mut cfg = ctx.config()?;
             if let Some(r) = rrf_k {
                 if !(1.0..=10_000.0).contains(&r) {

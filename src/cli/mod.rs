@@ -303,7 +303,7 @@ pub fn text_arg(name: &str, parts: &[std::ffi::OsString]) -> Result<String> {
     Ok(words.join(" "))
 }
 
-/// A count option (`-k`, `-n`) checked: below 1 is bad input with `hint`.
+/// A count option (`-k`, `-n`, `--limit`) checked: below 1 is bad input with `hint`.
 /// The option is read as a signed number (`allow_negative_numbers`), so
 /// `-k -1` gets this message too, not clap's "unexpected argument '-1'".
 pub fn at_least_one(flag: &str, n: i64, hint: &str) -> Result<usize> {

@@ -39,7 +39,7 @@ pub enum Command {
         name: String,
         new: String,
         /// The last turn to take, as `sessions show` numbers them [default: all]
-        #[arg(long, value_name = "TURN")]
+        #[arg(long, value_name = "TURN", allow_negative_numbers = true)]
         at: Option<i64>,
     },
     /// Full-text search over every session's questions and answers
