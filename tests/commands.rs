@@ -387,6 +387,28 @@ fn a_data_dir_under_a_file_is_named_as_such_by_every_command() {
 }
 
 #[test]
+fn a_kebab_db_that_is_a_folder_is_named_as_such_with_a_hint() {
+    // Every command failed with "cannot open database …/kebab.db: unable to
+    // open database file: …/kebab.db", exit 2 and no hint.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database()).unwrap();
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["sessions", "list"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&format!("the database {} is a folder, not a file", env.database().display())), "{args:?}: {err}");
+        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "stats"]).stdout).unwrap();
+    assert_eq!(v["code"], "bad_input", "{v}");
+    assert!(env.database().is_dir(), "the folder was left as it is");
+    // `config path` still says where it is.
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
 fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     // A folder given as --config was ignored by stats and docs (defaults
     // applied) and failed elsewhere as "Is a directory (os error 21)".

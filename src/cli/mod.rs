@@ -323,8 +323,8 @@ pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {
 }
 
 /// Checks the paths before any command runs: a config named explicitly must
-/// exist (only the default one may be absent) and be a file, and the data dir
-/// is a folder or could be made one.
+/// exist (only the default one may be absent) and be a file, the data dir
+/// is a folder or could be made one, and its kebab.db is not a folder.
 fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
     use crate::error::UserError;
     let config = &paths.config_file;
@@ -355,6 +355,15 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
     if paths.data_dir.exists() && !paths.data_dir.is_dir() {
         return Err(UserError::new("bad_input", format!("the data dir {} is a file, not a folder", paths.data_dir.display()))
             .with_hint(data_dir_hint)
+            .into());
+    }
+    // SQLite would say only "unable to open database file" (exit 2, no hint), naming no folder.
+    if paths.database.is_dir() && !naming_only {
+        return Err(UserError::new("bad_input", format!("the database {} is a folder, not a file", paths.database.display()))
+            .with_hint(
+                "kebab keeps its index in the file kebab.db of the data dir: move that folder aside, \
+                 or point --data-dir (or KEBAB_DATA_DIR) at another folder",
+            )
             .into());
     }
     // A reading command would say "nothing is indexed yet, run kebab ingest",
