@@ -117,6 +117,30 @@ fn invalid_utf8_is_skipped_with_a_warning_that_says_how_to_fix_it() {
 }
 
 #[test]
+fn a_utf16_note_is_named_as_utf16_with_how_to_convert_it_not_as_binary() {
+    // Notepad's "Unicode" (UTF-16 with a byte-order mark) was skipped as
+    // "binary file (contains NUL bytes)", which it is not.
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    let utf16 = |be: bool| -> Vec<u8> {
+        let units = std::iter::once(0xFEFF).chain("# Tea\n\nGreen tea steeps.\n".encode_utf16());
+        units.flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect()
+    };
+    env.write("notes/notepad.md", utf16(false));
+    env.write("notes/mac.txt", utf16(true));
+    env.write("notes/wide.md", b"\xFF\xFE\0\0#\0\0\0");
+    let (summary, stderr) = ingest(&env, &env.notes());
+    for (name, form) in [("notepad.md", "UTF-16"), ("mac.txt", "UTF-16"), ("wide.md", "UTF-32")] {
+        let reason = skip_reason(&summary, name).unwrap_or_else(|| panic!("{name} not reported: {summary}"));
+        assert!(reason.starts_with(&format!("{form} text, not UTF-8")), "{name}: {reason}");
+        assert!(reason.contains(&format!("iconv -f {} -t utf-8", form.to_lowercase())), "{name}: {reason}");
+        assert!(!reason.contains("binary"), "{name}: {reason}");
+        assert!(stderr.contains(&format!("notes/{name}")), "the warning names the file: {stderr}");
+    }
+    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+}
+
+#[test]
 fn nul_bytes_and_binary_files_named_md_are_skipped_as_binary() {
     let env = env();
     env.write("notes/good.md", GOOD);
