@@ -110,7 +110,9 @@ pub fn turns_phrase(n: i64) -> String {
 }
 
 /// Session names are short words: letters, digits, `-`, `_` and `.`, so they
-/// fit a prompt, a file name and a command line without quoting.
+/// fit a prompt, a file name and a command line without quoting; not first
+/// `-` (a flag) or `.` (a hidden file, `..`), which the hint says, since those
+/// names are made of allowed characters.
 pub fn check_name(name: &str) -> Result<(), UserError> {
     let ok = !name.is_empty()
         && name.chars().count() <= 64
@@ -120,7 +122,8 @@ pub fn check_name(name: &str) -> Result<(), UserError> {
         Ok(())
     } else {
         Err(UserError::new("bad_input", format!("{:?} is not a usable session name", name))
-            .with_hint("use up to 64 letters, digits, '-', '_' or '.', e.g. `work` or `thesis-ch2`"))
+            .with_hint("use up to 64 letters, digits, '-', '_' or '.', starting with a letter, digit or '_', \
+                        e.g. `work` or `thesis-ch2`"))
     }
 }
 
@@ -352,6 +355,16 @@ mod tests {
         }
         for bad in ["", "two words", "-x", ".hidden", "a/b", "a\nb", &"x".repeat(65)] {
             assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_refused_for_its_first_character_is_told_how_a_name_may_start() {
+        // `.notes` and `--x` are made of allowed characters; the hint listed
+        // only those, so it did not say what was wrong with them.
+        for bad in [".notes", "..", "-x"] {
+            let hint = check_name(bad).unwrap_err().hint.unwrap();
+            assert!(hint.contains("starting with a letter, digit or '_'"), "{bad}: {hint}");
         }
     }
 }
