@@ -37,6 +37,22 @@ fn ask_session_appends_turns_that_show_lists_with_their_citations() {
 }
 
 #[test]
+fn renaming_a_session_to_its_own_name_does_not_hint_at_removing_it() {
+    // `sessions rename draft draft` said "a session named \"draft\" already
+    // exists" with a hint to remove that session first: the one being renamed.
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let out = env.run(&["sessions", "rename", "draft", "draft"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("session \"draft\" is already called \"draft\""), "{err}");
+    assert!(err.contains("hint: give the new name second") && !err.contains("sessions rm"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "sessions", "rename", "draft", "draft"]).stdout).unwrap();
+    assert_eq!(v["code"], "bad_input", "{v}");
+    assert_eq!(env.json(&["sessions", "show", "draft"])["turns"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_single_shot_answer_has_no_conversation_fields() {
     let env = research_env();
     let a = env.json(&["ask", "How did you count varroa mites?"]);

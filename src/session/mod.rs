@@ -177,6 +177,12 @@ pub fn list(store: &Store) -> Result<Vec<Summary>> {
 pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
     check_name(new)?;
     let c = get(store, old)?;
+    // Else "already exists", with a hint to remove the very session being renamed.
+    if old == new {
+        return Err(UserError::new("bad_input", format!("session {old:?} is already called {new:?}"))
+            .with_hint(format!("give the new name second: `kebab sessions rename {old} NEW`"))
+            .into());
+    }
     if find(store, new)?.is_some() {
         return Err(UserError::new("exists", format!("a session named {new:?} already exists"))
             .with_hint(format!("pick another name, or remove that session first (`kebab sessions rm {new}`)"))
