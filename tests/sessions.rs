@@ -366,6 +366,23 @@ fn renaming_onto_a_taken_name_is_refused_with_what_to_do_and_both_sessions_stay(
 }
 
 #[test]
+fn export_to_a_dash_prints_to_stdout_and_writes_no_file_named_dash() {
+    // `sessions export draft -o -` wrote a file named `-` in the working
+    // folder ("exported 1 turn to -") where stdout was meant.
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let cwd = env.path("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = env.cmd(&["sessions", "export", "draft", "-o", "-"]).current_dir(&cwd).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# Session draft\n"), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = env.cmd(&["--json", "sessions", "export", "draft", "-o", "-"]).current_dir(&cwd).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], "session.v1", "{v}");
+    assert!(!cwd.join("-").exists(), "a file named - was written");
+}
+
+#[test]
 fn sessions_rm_rename_and_export_to_a_file_print_one_json_document_with_json() {
     let env = research_env();
     env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);

@@ -26,7 +26,7 @@ pub enum Command {
         /// [default: md; json on stdout with --json]
         #[arg(long, value_enum)]
         format: Option<Format>,
-        /// Write to this file instead of stdout
+        /// Write to this file instead of stdout (`-`: stdout)
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
@@ -117,6 +117,8 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Export { name, format, output } => {
             let doc = session::document(&store, session::get(&store, &name)?)?;
+            // `-o -` is stdout, as for most tools; it wrote a file named `-`.
+            let output = output.filter(|p| p.as_os_str() != "-");
             // `--json` promises one JSON document on stdout, so there it means
             // the JSON form; with -o, stdout gets session_change.v1 and the
             // file keeps the Markdown default.
