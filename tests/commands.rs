@@ -208,6 +208,36 @@ fn eval_retrieval_scores_one_split_chosen_by_the_hash_of_the_query_id() {
 }
 
 #[test]
+fn eval_gate_and_attribution_on_an_empty_set_say_so_instead_of_scoring_nothing() {
+    // An empty set (or a split with no question) printed 0.0% everywhere,
+    // precision 1.000 over 0 sentences and a "fit on 0 dev examples", exit 0.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let empty = env.write("empty.jsonl", "\n");
+    let set = empty.to_str().unwrap();
+    for (args, says) in [
+        (vec!["eval", "gate", "--set", set], format!("no questions in {set}")),
+        (vec!["eval", "gate", "--set", set, "--fit"], format!("no questions in {set}")),
+        (vec!["eval", "gate", "--set", set, "--split", "test"], format!("no questions of that split in {set}")),
+    ] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&says) && err.contains("hint: "), "{args:?}: {err}");
+        assert!(!err.contains("fit on 0"), "{args:?}: {err}");
+    }
+    env.write("att/evidence.jsonl", "");
+    env.write("att/sentences.jsonl", "");
+    let out = env.run(&["eval", "attribution", "--set", env.path("att").to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no sentences in") && err.contains("sentences.jsonl"), "{err}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
 fn usage_errors_exit_1_and_help_exits_0() {
     let env = Env::new();
     assert_eq!(env.run(&["frobnicate"]).status.code(), Some(1));

@@ -107,6 +107,12 @@ pub fn run(opts: &Options) -> Result<Report> {
         "the sentences file ",
         "{\"id\",\"evidence\",\"kind\",\"label\":\"support\"|\"no_support\",\"sentence\"}",
     )?;
+    // Precision 1.000 over 0 sentences (and a fit on nothing) would read as a result.
+    if items.is_empty() {
+        return Err(UserError::new("bad_input", format!("no sentences in {}", opts.set.join("sentences.jsonl").display()))
+            .with_hint("each line is {\"id\",\"evidence\",\"kind\",\"label\",\"sentence\"}; fixtures/attribution/ has an example")
+            .into());
+    }
     let mut rows = Vec::with_capacity(items.len());
     for (line, item) in items {
         let Some(ev) = evidence.get(&item.evidence) else {

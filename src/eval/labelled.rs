@@ -136,10 +136,17 @@ pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
     if opts.fit && opts.split == Some(Split::Test) {
         return Err(UserError::new("bad_input", "--fit fits on the dev split; drop --split test").into());
     }
-    let items = read(opts.set)?;
+    let items: Vec<Item> = read(opts.set)?.into_iter().filter(|i| opts.split.is_none_or(|s| Split::of(&i.id) == s)).collect();
+    // A report of 0% everywhere (and a fit on nothing) would read as a result.
+    if items.is_empty() {
+        let which = if opts.split.is_some() { " of that split" } else { "" };
+        return Err(UserError::new("bad_input", format!("no questions{which} in {}", opts.set.display()))
+            .with_hint("each line is {\"id\",\"question\",\"kind\",\"sources\"}; see docs/gate.md")
+            .into());
+    }
     let never = AtomicBool::new(false);
     let mut rows = Vec::new();
-    for item in items.into_iter().filter(|i| opts.split.is_none_or(|s| Split::of(&i.id) == s)) {
+    for item in items {
         let ask = AskOptions { mode, ..AskOptions::new(item.question.clone()) };
         let out = kb.ask(&ask, &mut |_| true, &never)?;
         let gate = out.explain.gate.as_ref();
