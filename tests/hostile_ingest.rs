@@ -411,6 +411,32 @@ fn a_named_pipe_named_on_the_command_line_is_reported_not_passed_over_and_never_
 }
 
 #[test]
+fn nothing_ingested_gives_the_one_files_reason_and_suggests_format_only_for_a_files_type() {
+    // A named pipe (or a binary .md) alone ended in "nothing named could be
+    // ingested: 1 skipped" with the hint "`--format md|txt` reads a file
+    // whatever its extension", which no format does for them; `--json` got
+    // only that error, the reason being a warning on stderr.
+    let env = env();
+    let fifo = env.path("notes/pipe.md");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let nul = env.write("notes/nul.md", b"# Title\0\n");
+    for (path, reason) in [(&fifo, "skipped notes/pipe.md: not a regular file"), (&nul, "skipped notes/nul.md: binary file")] {
+        let out = run_within(&env, &["--json", "ingest", path.to_str().unwrap()], 30);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["message"].as_str().unwrap().contains(reason), "{v}");
+        assert!(!v["hint"].as_str().unwrap().contains("--format"), "{v}");
+    }
+    // A file whose type is the trouble still gets the advice.
+    let rst = env.write("notes/x.rst", "Quilting\n");
+    let out = run_within(&env, &["--json", "ingest", rst.to_str().unwrap()], 30);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["message"].as_str().unwrap().contains("unsupported extension .rst"), "{v}");
+    assert!(v["hint"].as_str().unwrap().contains("--format md|txt"), "{v}");
+}
+
+#[test]
 fn a_symlink_to_a_device_named_on_the_command_line_is_reported_under_the_links_own_path() {
     let env = env();
     env.write("notes/good.md", GOOD);

@@ -538,11 +538,22 @@ pub struct IngestDoc<'a> {
     pub embedding: Option<&'a embed::EmbedSummary>,
 }
 
-/// Everything named was skipped (each said why): that is not success.
+/// Everything named was skipped (each said why): that is not success. One
+/// file's reason is the message (`--json` and the MCP tool print no warnings);
+/// `--format` is suggested only where a reason is the file's type, since no
+/// format reads a named pipe, a binary file or a folder it may not list.
 pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
     (summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0).then(|| {
-        UserError::new("bad_input", format!("nothing named could be ingested: {} skipped", summary.skipped))
-            .with_hint("see the reasons given; `--format md|txt` reads a file whatever its extension")
+        let message = match summary.skipped_files.as_slice() {
+            [one] => format!("nothing named could be ingested: skipped {}: {}", one.path, one.reason),
+            _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
+        };
+        let hint = if summary.skipped_files.iter().any(|s| s.reason.contains("--format")) {
+            "see the reasons given; `--format md|txt` reads a file whatever its extension"
+        } else {
+            "see the reasons given"
+        };
+        UserError::new("bad_input", message).with_hint(hint)
     })
 }
 
