@@ -230,7 +230,8 @@ fn has_money(lower: &str) -> bool {
         CURRENCY_SIGNS.contains(c) && (chars.get(i + 1).is_some_and(char::is_ascii_digit) || i > 0 && chars[i - 1].is_ascii_digit())
     });
     let tokens: Vec<&str> = lower.split_whitespace().collect();
-    let number = |t: &str| t.chars().any(|c| c.is_ascii_digit()) && t.chars().all(|c| c.is_ascii_digit() || ",.".contains(c));
+    // Korean writes large sums with 만/천 apart from their currency: `68만 원`, `3만 9천 원`.
+    let number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit()) && t.chars().all(|c| c.is_ascii_digit() || ",.만천백억".contains(c));
     let worded = tokens.iter().enumerate().any(|(i, t)| {
         let t = bare(t);
         // A number and its currency, apart (`129,000 won`) or together (`18,000won`, `6,500원`, `3만2천원`).

@@ -389,7 +389,7 @@ fn a_sum_of_money_is_a_number_with_its_currency() {
     // Only of notes that write prices: not surely money.
     assert_eq!(Value::asked("How much does bounds checking cost?", || false), None);
     assert_eq!(Value::asked("How much does bounds checking cost?", || true), Some(Value::Money));
-    for t in ["Entry was free on Sundays", "주차는 무료였다", "New cartridge: 18,000 won at the shop", "Paid $4.50", "2박에 30만원이었고", "숯이랑 그릴 3만2천원", "(개당 6,500원, 동네 철물점)", "€12 a month"] {
+    for t in ["Entry was free on Sundays", "주차는 무료였다", "New cartridge: 18,000 won at the shop", "Paid $4.50", "2박에 30만원이었고", "숯이랑 그릴 3만2천원", "(개당 6,500원, 동네 철물점)", "학원비 **68만 원**", "난방비 18만 4천 원", "€12 a month"] {
         assert!(Value::Money.in_text(t), "{t}");
     }
     for t in ["I won't run the club", "gluten-free bread", "a 35 mm ceramic one", "Listing 9-2", "2025년 5월까지", "ten hives on three rooftops"] {
