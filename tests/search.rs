@@ -66,6 +66,23 @@ fn a_word_written_closed_up_is_searched_as_the_notes_hyphenate_it() {
 }
 
 #[test]
+fn a_korean_compound_the_notes_write_apart_is_searched_as_its_two_words() {
+    // "필기시험 점수 몇 점이었지?" found nothing: the notes write `학과시험
+    // (필기)` and `시험` alone, never `필기시험`.
+    let env = Env::new();
+    env.write("notes/license.md", "# 운전면허\n\n## 학과시험 (필기)\n3월 11일 응시, 88점 합격.\n\n## 기능\n첫 시험은 떨어졌다.\n");
+    env.write("notes/other.md", "# 장보기\n\n우유와 달걀을 샀다.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["search", "필기시험을 언제 봤지"]);
+    assert_eq!(v["respelled"], serde_json::json!([{ "typed": "필기시험을", "read": "필기 시험을" }]));
+    assert_eq!(v["hits"][0]["doc_path"], "notes/license.md", "{v}");
+    // A word the notes hold whole, or a past verb, is left as typed.
+    for q in ["학과시험", "떨어졌었지"] {
+        assert!(env.json(&["search", q]).get("respelled").is_none(), "{q}");
+    }
+}
+
+#[test]
 fn a_misspelt_word_is_searched_as_the_notes_spell_it() {
     let env = Env::new();
     indexed(&env);

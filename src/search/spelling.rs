@@ -17,6 +17,9 @@
 //! hyphenate ("pihole", "wifi" for notes that say "Pi-hole", "Wi-Fi"). That
 //! one is tried from four letters: it is two words the notes hold side by
 //! side, not a guess.
+//!
+//! A Korean compound the notes hold no word starting with is read as the two
+//! nouns they do hold (`필기시험` → `필기 시험`): `korean_parts`.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -29,6 +32,11 @@ const MIN_LETTERS: usize = 5;
 /// The shortest word read as two the notes hyphenate, and the shortest part.
 const MIN_SPLIT_LETTERS: usize = 4;
 const MIN_PART_LETTERS: usize = 2;
+
+/// The shortest Korean noun read as two written closed up, in syllables,
+/// and the shortest part (`필기시험` for notes that write `필기` and `시험`).
+const MIN_COMPOUND_SYLLABLES: usize = 4;
+const MIN_PART_SYLLABLES: usize = 2;
 
 /// The longest word respelt: each letter adds 26 candidates to look up,
 /// and a word this long is a pasted name or code, not a typo.
@@ -80,11 +88,14 @@ pub fn respell(store: &Store, question: &str) -> Result<(String, Vec<Respelling>
 /// What `word` reads as, when it is a typo of a word the notes hold;
 /// `lookups` counts the words looked up so far.
 fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) -> Result<Option<String>> {
-    if !(MIN_SPLIT_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
-        return Ok(None);
-    }
     if let Some(r) = done.iter().find(|r| r.typed == word) {
         return Ok(Some(r.read.clone()));
+    }
+    if word.chars().all(crate::script::is_hangul) {
+        return korean_parts(store, word, lookups);
+    }
+    if !(MIN_SPLIT_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Ok(None);
     }
     if *lookups == MAX_LOOKUPS || store.docs_matching(FtsIndex::Words, &format!("\"{word}\""))? > 0 {
         return Ok(None);
@@ -101,6 +112,31 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
         return Ok(None);
     }
     store.nearest_spelling(word)
+}
+
+/// A Korean noun the notes hold no word starting with, read as the two
+/// they hold that it is made of, its particle kept: `필기시험 점수` asks of
+/// notes that write `학과시험 (필기)`, and found nothing. Compounds are
+/// written closed up as the asker thinks of them, not as the notes do. Not
+/// a verb in the past (`올라갔었지`), which is no compound.
+fn korean_parts(store: &Store, word: &str, lookups: &mut usize) -> Result<Option<String>> {
+    let stem = crate::words::strip_particle(word);
+    let syllables: Vec<char> = stem.chars().collect();
+    if syllables.len() < MIN_COMPOUND_SYLLABLES || crate::script::is_past_tense(word) || *lookups == MAX_LOOKUPS {
+        return Ok(None);
+    }
+    let held = |part: &str| -> Result<bool> { Ok(store.docs_matching(FtsIndex::Words, &format!("\"{part}\"*"))? > 0) };
+    if held(stem)? {
+        return Ok(None);
+    }
+    *lookups += 1;
+    for at in MIN_PART_SYLLABLES..=syllables.len() - MIN_PART_SYLLABLES {
+        let (head, tail): (String, String) = (syllables[..at].iter().collect(), syllables[at..].iter().collect());
+        if held(&head)? && held(&tail)? {
+            return Ok(Some(format!("{head} {tail}{}", &word[stem.len()..])));
+        }
+    }
+    Ok(None)
 }
 
 /// Other spellings of a word the notes lack, to read it as: a month or
