@@ -86,6 +86,15 @@ pub fn is_past_tense(word: &str) -> bool {
     word.chars().any(|c| HANGUL.contains(&(c as u32)) && (c as u32 - HANGUL.start()) % 28 == 20)
 }
 
+/// Whether a Korean word is a verb in a form the notes seldom share with a
+/// question: the past tense, or "must" (`내야 돼`, `넣어야`, `써야지`: a stem
+/// with `-아야`/`-어야`). A noun ending in `야` (`분야`) reads so too; the
+/// gate asks this only of words the notes never write.
+pub fn is_verb_form(word: &str) -> bool {
+    let must = word.strip_suffix('지').unwrap_or(word);
+    is_past_tense(word) || must.chars().count() >= 2 && must.ends_with('야')
+}
+
 /// `n` things, in the singular for one ("1 chunk", "2 chunks"), for any
 /// integer type the caller counts in.
 pub fn count(n: impl std::fmt::Display, thing: &str) -> String {
@@ -239,6 +248,16 @@ mod tests {
         }
         for other in ["브레이크", "계약금", "바꾸는", "인바디", ""] {
             assert!(!is_past_tense(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_korean_must_form_is_a_verb_form_as_the_past_is() {
+        for verb in ["내야", "넣어야", "써야지", "바꿨어요"] {
+            assert!(is_verb_form(verb), "{verb}");
+        }
+        for other in ["관리비", "야", "계약금", "바꾸는"] {
+            assert!(!is_verb_form(other), "{other}");
         }
     }
 

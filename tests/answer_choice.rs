@@ -146,7 +146,7 @@ fn a_yes_or_no_question_answered_by_a_short_sentence_in_its_own_words_is_grounde
 }
 
 #[test]
-fn a_korean_question_in_a_past_tense_the_notes_never_write_is_answered() {
+fn a_korean_question_in_a_past_or_must_form_the_notes_never_write_is_answered() {
     // "앞쪽 브레이크 패드 어디서 바꿨어요?" was refused: `바꿨어요` is in no
     // note (they say `교체했다`), and the gate read it as a topic the notes lack.
     let env = builtin_notes_env(&[
@@ -154,7 +154,14 @@ fn a_korean_question_in_a_past_tense_the_notes_never_write_is_answered() {
         ("tea.md", TEA),
         ("bike.md", "# Bike\n\nThe chain wants oil every 300 km, and the tyres 4 bar.\n"),
     ]);
-    answers_open_with(&env, &[("브레이크 패드 어디서 바꿨지?", "\"앞 브레이크 패드는 2024년 4월 스피드메이트에서 교체했다.\" [#")]);
+    answers_open_with(
+        &env,
+        &[
+            ("브레이크 패드 어디서 바꿨지?", "\"앞 브레이크 패드는 2024년 4월 스피드메이트에서 교체했다.\" [#"),
+            // So is a "must" (`갈아야 해`): "관리비 언제까지 내야 돼?" was refused.
+            ("엔진오일 언제 갈아야 해?", "\"엔진오일은 7,000km마다 교체한다.\" [#"),
+        ],
+    );
     // The verb counts for nothing either way: a topic the notes lack still refuses.
     let out = env.ok(&["ask", "스노우타이어 어디서 바꿨지?"]);
     assert!(out.contains("refused:"), "{out}");

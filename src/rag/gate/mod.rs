@@ -237,10 +237,11 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
             contains[k] = texts.iter().filter(|(_, text)| inside(text)).map(|&(id, _)| id).collect();
             df = contains[k].len() as f64;
         }
-        // A verb in the past tense the notes never write (`샀었지`, `나왔어`)
-        // is how the asker put it, not a topic the notes lack: notes write
-        // the noun (`구입`) or another form. It counts for nothing.
-        if df == 0.0 && t.cjk && crate::script::is_past_tense(&t.word) {
+        // A verb in the past tense or a "must" the notes never write
+        // (`샀었지`, `나왔어`, `내야 돼`) is how the asker put it, not a topic
+        // the notes lack: notes write the noun (`구입`, `납부`) or another
+        // form. It counts for nothing.
+        if df == 0.0 && t.cjk && crate::script::is_verb_form(&t.word) {
             weights.push(0.0);
             verbs += 1;
             continue;
