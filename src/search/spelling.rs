@@ -118,11 +118,11 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
 /// they hold that it is made of, its particle kept: `필기시험 점수` asks of
 /// notes that write `학과시험 (필기)`, and found nothing. Compounds are
 /// written closed up as the asker thinks of them, not as the notes do. Not
-/// a verb in the past (`올라갔었지`), which is no compound.
+/// a verb in the past or a "must" (`올라갔었지`, `넣어야지`), which is no compound.
 fn korean_parts(store: &Store, word: &str, lookups: &mut usize) -> Result<Option<String>> {
     let stem = crate::words::strip_particle(word);
     let syllables: Vec<char> = stem.chars().collect();
-    if syllables.len() < MIN_COMPOUND_SYLLABLES || crate::script::is_past_tense(word) || *lookups == MAX_LOOKUPS {
+    if syllables.len() < MIN_COMPOUND_SYLLABLES || crate::script::is_verb_form(word) || *lookups == MAX_LOOKUPS {
         return Ok(None);
     }
     let held = |part: &str| -> Result<bool> { Ok(store.docs_matching(FtsIndex::Words, &format!("\"{part}\"*"))? > 0) };
