@@ -62,7 +62,7 @@ pub enum Value {
     /// A name, asked in English ("what make", "which brand", "who …"): a
     /// word written with a capital that does not open its sentence, or code.
     Name,
-    /// A day ("when did …", "what day", `며칠`, `언제` with a past verb).
+    /// A day ("when did …", "what day", `며칠에`, `언제` with a past verb).
     Date,
 }
 
@@ -170,9 +170,13 @@ fn asks_name(q: &str) -> bool {
 
 /// Whether a (lowercased, space-padded) question asks for a day: "when
 /// did …" or "when was …" (not "when is it fine to …", which asks for a
-/// case), "what day", `며칠`, or `언제` with a verb in the past tense.
+/// case), "what day", `며칠에` (not `며칠 숙성해`, which asks how many days),
+/// or `언제` with a verb in the past tense.
 fn asks_date(q: &str) -> bool {
-    const ASKING: &[&str] = &[" when did ", " when was ", " when were ", " what date", " which date", " what day", " which day", "며칠", "몇 월", "몇월"];
+    const ASKING: &[&str] = &[
+        " when did ", " when was ", " when were ", " what date", " which date", " what day", " which day", "며칠에", "며칠까지", "며칠이",
+        "며칠날", "몇 월", "몇월",
+    ];
     ASKING.iter().any(|a| q.contains(a)) || q.contains("언제") && words::words(q).iter().any(|w| crate::script::is_past_tense(w))
 }
 
@@ -204,8 +208,8 @@ fn names_one(text: &str, asked: &[String]) -> bool {
 }
 
 /// Whether lowercased text writes a day: a month or weekday ("8 Mar",
-/// "Tues"), a date in figures (`2024-01-17`, `3/4`, `3월 14일`), or a day
-/// named from today ("yesterday", `지난주`).
+/// "Tues"), a date or a year in figures (`2024-01-17`, `3/4`, `3월 14일`,
+/// "built in 1872"), or a day named from today ("yesterday", `지난주`).
 fn writes_date(lower: &str) -> bool {
     const DAYS: &[&str] = &["yesterday", "today", "tonight", "tomorrow", "어제", "오늘", "내일", "그제", "지난주", "지난달", "작년", "올해"];
     let ws = words::words(lower);
@@ -216,7 +220,9 @@ fn writes_date(lower: &str) -> bool {
     });
     let figures = lower.split_whitespace().map(bare).any(|t| {
         let parts: Vec<&str> = t.split(['/', '-']).collect();
-        (2..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
+        let dated = (2..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()));
+        // "When was the lighthouse built?" is answered by a year.
+        dated || t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1000..=2100).contains(&y))
     });
     named || korean || figures
 }

@@ -360,8 +360,8 @@ fn a_name_is_a_capitalised_word_inside_its_sentence_and_a_date_a_day_written_out
     for q in ["when did the builders start?", "what day is bin collection", "관리비는 며칠에 빠져나가?", "김치 언제 담갔어?"] {
         assert_eq!(Value::asked(q, || false), Some(Value::Date), "{q}");
     }
-    // "When is it fine to …" asks for a case, and a present `언제` for a habit.
-    for q in ["When is it fine to call unwrap?", "Box는 언제 쓰나요?"] {
+    // "When is it fine to …" asks for a case, a present `언제` for a habit, and `며칠` alone how many days.
+    for q in ["When is it fine to call unwrap?", "Box는 언제 쓰나요?", "김치는 실온에서 며칠 숙성해?"] {
         assert_eq!(Value::asked(q, || false), None, "{q}");
     }
     for t in ["Took it to the shop on Call Lane", "tutor: Dr. Elena Moreau", "call `fs::read_to_string` for that"] {
@@ -373,10 +373,10 @@ fn a_name_is_a_capitalised_word_inside_its_sentence_and_a_date_a_day_written_out
     }
     // A name the question gives is no answer to it.
     assert!(!Value::Name.in_entry("7 buttons from an Etsy shop", "", "name of the Etsy seller?"));
-    for t in ["Lessons Tuesdays 4:15", "**Sat 8 Mar** – builders in", "expires 2025-08-31", "3월 14일에 갔다", "yesterday, finally"] {
+    for t in ["Lessons Tuesdays 4:15", "**Sat 8 Mar** – builders in", "expires 2025-08-31", "3월 14일에 갔다", "yesterday, finally", "built in 1872."] {
         assert!(Value::Date.in_text(t), "{t}");
     }
-    for t in ["costs £7.50 each", "set it to 1:2:2", "at about 2.5mm"] {
+    for t in ["costs £7.50 each", "set it to 1:2:2", "at about 2.5mm", "a 4096-token window"] {
         assert!(!Value::Date.in_text(t), "{t}");
     }
 }
