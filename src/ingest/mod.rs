@@ -548,7 +548,7 @@ pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
             [one] => format!("nothing named could be ingested: skipped {}: {}", one.path, one.reason),
             _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
         };
-        let hint = if summary.skipped_files.iter().any(|s| s.reason.contains("--format")) {
+        let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(USE_FORMAT)) {
             "see the reasons given; `--format md|txt` reads a file whatever its extension"
         } else {
             "see the reasons given"

@@ -309,7 +309,8 @@ pub fn answer(g: &Grounding) -> String {
         // ("The guesthouse was near the beach. Two nights were 300,000 won."),
         // which the best sentence brings with it.
         let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
-        let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n), &g.question));
+        let asked = words::words(&g.question);
+        let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n), &asked));
         touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
         if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
             return refuse.to_string();

@@ -118,10 +118,10 @@ impl Value {
     /// euros." over a budget table), not in one that marks its sums (`£85`):
     /// there a bare number is something else (`65 psi`). A name must be
     /// one the question does not give ("the Etsy seller" is not answered
-    /// by "from an Etsy shop").
-    pub fn in_entry(self, text: &str, entry: &str, question: &str) -> bool {
+    /// by "from an Etsy shop"): `asked` is the question's words.
+    pub fn in_entry(self, text: &str, entry: &str, asked: &[String]) -> bool {
         match self {
-            Value::Name => names_one(text, &words::words(question)),
+            Value::Name => names_one(text, asked),
             _ => self.in_text(text) || self == Value::Money && text.split_whitespace().any(is_amount) && prices_unmarked(&entry.to_lowercase()),
         }
     }
