@@ -83,6 +83,23 @@ fn a_korean_compound_the_notes_write_apart_is_searched_as_its_two_words() {
 }
 
 #[test]
+fn a_korean_request_word_does_not_outrank_the_topic_it_asks_about() {
+    // "러스트의 소유권 규칙 세 가지를 알려주세요." ranked first a chunk that
+    // happens to say `알려주세요`, a word rarer in the notes than the topic's.
+    let env = Env::new();
+    env.write("notes/rules.md", "# 소유권\n\n소유권 규칙은 세 가지다. 값마다 소유자가 하나 있다.\n");
+    env.write("notes/memo.md", "# 메모\n\n소유권 이야기는 나중에 하자.\n");
+    env.write("notes/team.md", "# 회의\n\n팀 규칙은 회의에서 정한다.\n");
+    env.write("notes/contact.md", "# 문의\n\n궁금한 점이 있으면 메일로 알려주세요.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let v = env.json(&["search", "소유권 규칙을 알려주세요"]);
+    assert_eq!(v["hits"][0]["doc_path"], "notes/rules.md", "{v}");
+    assert!(v["hits"].as_array().unwrap().iter().all(|h| h["doc_path"] != "notes/contact.md"), "{v}");
+    // Asked alone, it is still searched.
+    assert_eq!(env.json(&["search", "알려주세요"])["hits"][0]["doc_path"], "notes/contact.md");
+}
+
+#[test]
 fn a_misspelt_word_is_searched_as_the_notes_spell_it() {
     let env = Env::new();
     indexed(&env);

@@ -41,7 +41,13 @@ use crate::store::FtsIndex;
 pub use crate::words::{MAX_TERMS, Term, is_filler, is_question_word, strip_particle, terms, words};
 
 pub fn build(text: &str) -> LexicalQuery {
-    let terms = terms(text);
+    // A Korean question's predicate and request words (`알려주세요`,
+    // `다른가요`, `뭔지`) name no topic, and are rare in notes: they ranked a
+    // chunk that happens to say them ("…에 의존함을 알려주세요") above the
+    // topic's. They are searched only when nothing else is asked.
+    let all = terms(text);
+    let framing = |t: &Term| t.cjk && (is_question_word(&t.word) || is_filler(&t.word));
+    let terms: Vec<Term> = if all.iter().all(framing) { all } else { all.into_iter().filter(|t| !framing(t)).collect() };
     let mut tri_terms: Vec<String> = Vec::new();
     for t in terms.iter().filter(|t| t.cjk) {
         let chars: Vec<char> = t.word.chars().collect();
