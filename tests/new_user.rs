@@ -438,6 +438,21 @@ fn init_prints_next_steps_from_model_install_to_the_repl() {
 }
 
 #[test]
+fn init_next_steps_keep_the_config_and_data_dir_it_ran_with_quoted_for_a_shell() {
+    let env = Env::new();
+    let config = env.path("my notes/other.toml");
+    let data = env.path("kb-data");
+    let out = env.ok(&["--config", config.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "init"]);
+    let flags = format!("--config '{}' --data-dir {}", config.display(), data.display());
+    for step in ["models install", "ingest ~/notes", "--repl"] {
+        assert!(out.contains(&format!("  kebab {flags} {step}")), "{out}");
+    }
+    // Without either flag the steps stay as short as before.
+    let out = Env::new().ok(&["init"]);
+    assert!(out.contains("  kebab models install      # "), "{out}");
+}
+
+#[test]
 fn ingest_without_a_path_rewalks_the_folders_already_indexed() {
     let env = notes_env();
     env.write("notes/coffee.md", "# Coffee\n\nThe grinder sits beside the kettle.\n");

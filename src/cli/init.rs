@@ -1,6 +1,8 @@
 //! `kebab init`: write a commented default config (never over an existing
 //! one) and create the database.
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use serde::Serialize;
 
@@ -17,7 +19,15 @@ struct InitReport {
     schema_level: i64,
 }
 
-pub fn run(ctx: &Ctx) -> Result<i32> {
+/// The `--config` and `--data-dir` the user ran init with (flag or variable),
+/// as given: the next steps carry them, or a copied step would run against
+/// the default config and data dir instead of the ones just made.
+pub struct Given<'a> {
+    pub config: Option<&'a Path>,
+    pub data_dir: Option<&'a Path>,
+}
+
+pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
     if ctx.readonly {
         return Err(UserError::readonly("`kebab init`").into());
     }
@@ -54,9 +64,50 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
         ctx.out.line(format!("database {} ready (schema level {}{readonly})", report.database, report.schema_level))?;
         // Plain lines, not notices: the next steps are the point of running init.
         ctx.out.line("next steps:")?;
-        ctx.out.line("  kebab models install      # the built-in embedding model, for semantic search")?;
-        ctx.out.line("  kebab ingest ~/notes      # index a folder of Markdown or text notes")?;
-        ctx.out.line("  kebab --repl              # ask questions about them (or `kebab search QUERY`)")?;
+        for step in next_steps(given) {
+            ctx.out.line(step)?;
+        }
     }
     Ok(0)
+}
+
+/// The commands to run after init, each with its comment in one column.
+fn next_steps(given: &Given) -> Vec<String> {
+    let mut kebab = String::from("kebab");
+    for (flag, path) in [("--config", given.config), ("--data-dir", given.data_dir)] {
+        if let Some(path) = path {
+            kebab.push_str(&format!(" {flag} {}", shell_word(&path.to_string_lossy())));
+        }
+    }
+    let steps = [
+        (format!("{kebab} models install"), "the built-in embedding model, for semantic search"),
+        (format!("{kebab} ingest ~/notes"), "index a folder of Markdown or text notes"),
+        (format!("{kebab} --repl"), "ask questions about them (or `kebab search QUERY`)"),
+    ];
+    let width = steps.iter().map(|(cmd, _)| cmd.chars().count()).max().unwrap_or(0).max(24);
+    steps.iter().map(|(cmd, why)| format!("  {cmd:<width$}  # {why}")).collect()
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing the
+/// shell would split or expand, else in single quotes (a `'` inside written `'\''`).
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_the_shell_would_split_or_expand_is_single_quoted() {
+        assert_eq!(shell_word("/tmp/kb/other.toml"), "/tmp/kb/other.toml");
+        assert_eq!(shell_word("/tmp/my notes/c.toml"), "'/tmp/my notes/c.toml'");
+        assert_eq!(shell_word("it's.toml"), r"'it'\''s.toml'");
+        assert_eq!(shell_word("~x"), "'~x'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

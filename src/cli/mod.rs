@@ -398,7 +398,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
     };
     check_paths(&ctx.paths, cli.config.is_some(), &command)?;
     match command {
-        Command::Init => init::run(&ctx),
+        Command::Init => init::run(&ctx, &init::Given { config: cli.config.as_deref(), data_dir: cli.data_dir.as_deref() }),
         Command::Ingest(args) => ingest::run(&ctx, args),
         Command::Search(args) => search::run(&ctx, args),
         Command::Ask(args) => ask::run(&ctx, args),
