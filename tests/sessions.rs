@@ -383,6 +383,24 @@ fn export_to_a_dash_prints_to_stdout_and_writes_no_file_named_dash() {
 }
 
 #[test]
+fn showing_a_session_with_no_turns_says_it_has_none_yet() {
+    // `:session new empty` makes a session with no turns; `sessions show
+    // empty` printed nothing at all, as if the command had not run.
+    let env = research_env();
+    let (code, _, err) = repl(&env, &["repl"], ":session new empty\n");
+    assert_eq!(code, 0, "{err}");
+    let out = env.run(&["sessions", "show", "empty"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("session \"empty\" has no turns yet"), "{err}");
+    assert!(err.contains("kebab --repl --session empty"), "{err}");
+    // --json keeps its one document, turns and all.
+    let v = env.json(&["sessions", "show", "empty"]);
+    assert_eq!((v["schema_version"].as_str(), v["name"].as_str()), (Some("session.v1"), Some("empty")), "{v}");
+    assert_eq!(v["turns"].as_array().map(Vec::len), Some(0), "{v}");
+}
+
+#[test]
 fn sessions_rm_rename_and_export_to_a_file_print_one_json_document_with_json() {
     let env = research_env();
     env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);

@@ -108,6 +108,10 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             let doc = session::document(&store, session::get(&store, &name)?)?;
             if ctx.out.json {
                 ctx.out.json(&doc)?;
+            } else if doc.turns.is_empty() {
+                // Else nothing at all is printed, as if the command had not run.
+                let ask = format!("`kebab --repl --session {name}` or `kebab ask --session {name} …`");
+                ctx.out.notice(format!("session {name:?} has no turns yet (ask in it with {ask})"));
             } else {
                 for turn in &doc.turns {
                     answer::print_turn(&ctx.out, turn)?;
