@@ -156,6 +156,23 @@ fn session_export_writes_footnoted_markdown() {
 }
 
 #[test]
+fn session_export_takes_the_rest_of_the_line_as_the_path_spaces_and_all() {
+    // `:session export my notes/ex 1.md` was refused: "too many words after
+    // :session export my". A path in quotes, as a shell takes it, works too.
+    let env = research_env();
+    std::fs::create_dir_all(env.path("my notes")).unwrap();
+    let input = "How did you count varroa mites?\n:session export my notes/ex 1.md\n:session export \"my notes/ex 2.md\"\n";
+    let (code, out, err) = repl(&env, &["--repl", "--session", "ex"], input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("exported 1 turn to my notes/ex 1.md"), "{out}");
+    assert!(out.contains("exported 1 turn to my notes/ex 2.md"), "{out}");
+    for file in ["my notes/ex 1.md", "my notes/ex 2.md"] {
+        let md = std::fs::read_to_string(env.path(file)).unwrap_or_else(|e| panic!("{file}: {e}\n{out}"));
+        assert!(md.starts_with("# Session ex\n"), "{md}");
+    }
+}
+
+#[test]
 fn a_piped_line_that_is_not_utf8_is_an_error_for_that_line_and_the_next_lines_still_run() {
     use std::io::Write;
     let env = research_env();

@@ -173,10 +173,10 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         ["new", n] => SessionCmd::New(Some(name(n)?)),
         ["rm", n] => SessionCmd::Rm(name(n)?),
         ["export"] => SessionCmd::Export(None),
-        ["export", file] => SessionCmd::Export(Some(file.to_string())),
+        ["export", file @ ..] => SessionCmd::Export(Some(path(file))),
         [n] if !SESSION_WORDS.contains(n) => SessionCmd::Switch(name(n)?),
         ["rm"] => return Err("name the session to remove".into()),
-        // `list` takes nothing; `new`, `rm` and `export` one word.
+        // `list` takes nothing; `new` and `rm` one word.
         [word, rest @ ..] if SESSION_WORDS.contains(word) => {
             let (kept, extra) = rest.split_at(usize::from(*word != "list"));
             let command = [&[":session", word], kept].concat().join(" ");
@@ -185,6 +185,18 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         _ => return Err(format!("a session name is one word, not {:?}", args.join(" "))),
     };
     Ok(Parsed::Session(cmd))
+}
+
+/// A path argument: the rest of the line, as `:find` takes its query, so a
+/// path may hold spaces; quotes around it all, as a shell would want, are dropped.
+fn path(words: &[&str]) -> String {
+    let path = words.join(" ");
+    for q in ['"', '\''] {
+        if let Some(inner) = path.strip_prefix(q).and_then(|p| p.strip_suffix(q)).filter(|p| !p.is_empty()) {
+            return inner.to_string();
+        }
+    }
+    path
 }
 
 /// `:fork`, `:fork NEW`, `:fork TURN`, `:fork NEW TURN`: a word of digits
@@ -338,6 +350,8 @@ mod tests {
         assert_eq!(parse(":session work"), Ok(Parsed::Session(SessionCmd::Switch("work".into()))));
         assert_eq!(parse(":session new"), Ok(Parsed::Session(SessionCmd::New(None))));
         assert_eq!(parse(":session export out.md"), Ok(Parsed::Session(SessionCmd::Export(Some("out.md".into())))));
+        assert_eq!(parse(":session export my notes/a.md"), Ok(Parsed::Session(SessionCmd::Export(Some("my notes/a.md".into())))));
+        assert_eq!(parse(":session export 'my a.md'"), Ok(Parsed::Session(SessionCmd::Export(Some("my a.md".into())))));
         assert_eq!(parse(":quit"), Ok(Parsed::Quit));
         assert_eq!(parse(":multihop on"), Ok(Parsed::MultiHop(Some(true))));
         assert_eq!(parse(":multihop off"), Ok(Parsed::MultiHop(Some(false))));
