@@ -458,7 +458,7 @@ fn a_wrong_typed_argument_is_named_with_the_type_it_needs() {
     for (tool, args, name, needs) in [
         ("search", json!({ "query": "tea", "k": "many" }), "`k`", "a whole number"),
         ("search", json!({ "query": 5 }), "`query`", "a string"),
-        ("ask", json!({ "question": "What is tea?", "k": -1 }), "`k`", "a whole number"),
+        ("ask", json!({ "question": "What is tea?", "k": 1.5 }), "`k`", "a whole number"),
         ("cite", json!({ "chunk_id": "12" }), "`chunk_id`", "a whole number"),
         ("ingest", json!({ "paths": "/tmp", "force": true }), "`paths`", "an array"),
         ("ingest", json!({ "paths": ["/tmp"], "prune": "yes" }), "`prune`", "a boolean"),
@@ -469,6 +469,31 @@ fn a_wrong_typed_argument_is_named_with_the_type_it_needs() {
         assert!(message.contains(&format!("argument {name}")) && message.contains(needs), "{tool} {args}: {message}");
         assert!(!message.contains("usize") && !message.contains("i64") && !message.contains("sequence"), "{message}");
     }
+}
+
+#[test]
+fn a_k_below_one_says_at_least_1_as_the_cli_does_negative_or_zero() {
+    // `"k": -1` said "expected a whole number, 0 or more", yet 0 is refused
+    // ("k must be at least 1"), as `kebab ask -k 0` and `-k -1` are.
+    let env = home();
+    cargo_and_tea_notes(&env);
+    let (mut client, _) = Client::start(&env, &[]);
+    for (tool, args) in [
+        ("ask", json!({ "question": "What is tea?", "k": -1 })),
+        ("ask", json!({ "question": "What is tea?", "k": 0 })),
+        ("search", json!({ "query": "tea", "k": -1 })),
+    ] {
+        let err = client.tool_error(tool, args.clone());
+        assert_eq!(err["code"], "bad_input", "{tool} {args}: {err}");
+        assert_eq!(err["message"], "k must be at least 1", "{tool} {args}: {err}");
+        assert!(err["hint"].as_str().unwrap().contains("leave k out"), "{tool} {args}: {err}");
+    }
+    let cli = String::from_utf8_lossy(&env.run(&["ask", "-k", "-1", "What is tea?"]).stderr).into_owned();
+    assert!(cli.contains("error: -k must be at least 1"), "{cli}");
+    // The schema the client sees is unchanged: a whole number from 0, as before.
+    let tools = client.request("tools/list", json!({}));
+    let ask = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "ask").unwrap().clone();
+    assert_eq!(ask["inputSchema"]["properties"]["k"]["format"], "uint", "{ask}");
 }
 
 #[test]

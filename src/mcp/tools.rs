@@ -113,7 +113,9 @@ pub struct SearchArgs {
     /// What to look for: words or phrases from the notes.
     pub query: String,
     /// Number of hits (at least 1) [default: search.default_k from the config].
-    pub k: Option<usize>,
+    // Read signed, so -1 is refused as 0 is (`check_k`); the schema stays a whole number.
+    #[schemars(with = "Option<usize>")]
+    pub k: Option<i64>,
     /// Retrieval mode [default: search.default_mode from the config].
     pub mode: Option<ModeArg>,
 }
@@ -130,7 +132,8 @@ pub struct AskArgs {
     /// Retrieval mode [default: search.default_mode from the config].
     pub mode: Option<ModeArg>,
     /// Chunks to retrieve and pack (at least 1) [default: search.default_k].
-    pub k: Option<usize>,
+    #[schemars(with = "Option<usize>")]
+    pub k: Option<i64>,
 }
 
 /// `cite`: a chunk by id, or the evidence `n` of a session's turn.
@@ -201,11 +204,14 @@ fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
     UserError::new("bad_input", message).with_hint(hint).into()
 }
 
-fn check_k(k: Option<usize>) -> Result<()> {
-    if k == Some(0) {
-        return Err(bad("k must be at least 1", "leave k out for the configured default (search.default_k)"));
+/// `k` checked as the command line checks `-k`: below 1 (0 or negative) is
+/// one message, where serde said "0 or more" for -1 and 0 was then refused.
+fn check_k(k: Option<i64>) -> Result<Option<usize>> {
+    match k {
+        Some(k) if k < 1 => Err(bad("k must be at least 1", "leave k out for the configured default (search.default_k)")),
+        Some(k) => Ok(Some(usize::try_from(k)?)),
+        None => Ok(None),
     }
-    Ok(())
 }
 
 /// The mode a call runs in: the one asked for (an error when it cannot run)
@@ -231,10 +237,10 @@ pub fn search(state: &mut State, args: SearchArgs) -> Result<Value> {
             "search for words or numbers; punctuation alone matches nothing",
         ));
     }
-    check_k(args.k)?;
+    let k = check_k(args.k)?;
     let mode = mode(state, args.mode)?;
     let kb = state.kb(Open::Existing)?;
-    let k = args.k.unwrap_or(kb.cfg.search.default_k);
+    let k = k.unwrap_or(kb.cfg.search.default_k);
     let mode = kb.engine.mode_for(&args.query, mode);
     let (reading, respelled) = crate::search::spelling::respell(&kb.store, &args.query)?;
     let (hits, _) = kb.engine.search_traced(&kb.store, &reading, mode, k, true)?;
@@ -246,7 +252,7 @@ pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Valu
     if args.question.trim().is_empty() {
         return Err(bad("the question is empty", "give the question as text"));
     }
-    check_k(args.k)?;
+    let k = check_k(args.k)?;
     if let Some(name) = &args.session {
         session::check_name(name)?;
     }
@@ -264,7 +270,7 @@ pub fn ask(state: &mut State, args: AskArgs, cancel: &AtomicBool) -> Result<Valu
     let opts = AskOptions {
         question: args.question,
         mode,
-        k: args.k,
+        k,
         template: None,
         temperature: None,
         seed: None,
