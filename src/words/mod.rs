@@ -274,6 +274,7 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
         .filter(|t| {
             !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
+                && !counts_in_one_word(&t.word)
                 && (!price || !names_price(&t.word))
         })
         .collect();
@@ -340,8 +341,38 @@ fn measures(word: &str, next: &str) -> bool {
 /// about ("소유권 규칙 세 가지" asks for the ownership rules). Counters that
 /// are units (`킬로`, `그램`) stay: notes write them with the number.
 fn counts_in_korean(word: &str, next: &str) -> bool {
-    const COUNTERS: &[&str] = &["가지", "개", "번", "명", "종류"];
     (COUNTS.contains(&word) || word == "몇" || word.chars().all(|c| c.is_ascii_digit())) && COUNTERS.contains(&strip_particle(next))
+}
+
+/// Korean counters, as `counts_in_korean` reads them.
+const COUNTERS: &[&str] = &["가지", "개", "번", "명", "종류"];
+
+/// The number of things a question asks for: a count word before what it
+/// counts ("the five unsafe superpowers"; Korean before a counter, `세 가지`,
+/// or run into it, `3가지`). Not one: "one of them" counts nothing.
+pub fn listed(question: &str) -> Option<usize> {
+    const EN: [&str; 8] = ["two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const KO: [&str; 8] = ["두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉"];
+    let ws = words(question);
+    ws.iter().enumerate().find_map(|(i, w)| {
+        let next = ws.get(i + 1).map(|n| strip_particle(n));
+        if let Some(k) = EN.iter().position(|e| e == w) {
+            return next.filter(|n| !n.chars().any(is_cjk)).map(|_| k + 2);
+        }
+        if let Some(k) = KO.iter().position(|e| e == w) {
+            return next.filter(|n| COUNTERS.contains(n)).map(|_| k + 2);
+        }
+        let digits = w.chars().take_while(char::is_ascii_digit).count();
+        let n: usize = w[..digits].parse().ok().filter(|n| (2..=9).contains(n))?;
+        counts_in_one_word(w).then_some(n)
+    })
+}
+
+/// Whether `word` is a count written as one word, a number run into its
+/// counter (`3가지가`), as `세 가지` is two.
+fn counts_in_one_word(word: &str) -> bool {
+    let digits = word.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && COUNTERS.contains(&strip_particle(&word[digits..]))
 }
 
 /// Months and weekdays, in full and as notes shorten them.

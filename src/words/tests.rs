@@ -133,6 +133,8 @@ fn korean_measures_and_framing_words_are_not_a_questions_topic() {
     assert_eq!(topic("겨울에 제일 추운 날은 다 며칠이야?"), ["겨울에", "추운", "날은"]);
     assert_eq!(topic("김치는 실온에서 며칠 숙성해?"), ["김치는", "실온에서", "숙성해"]);
     assert_eq!(topic("두 번째 겨울은 추웠나요?"), ["두", "겨울은"]);
+    // A number run into its counter is a count as `세 가지` is.
+    assert_eq!(topic("정원 규칙 3가지가 뭐야?"), ["정원", "규칙"]);
     assert_eq!(topic("냉장고에서 먹을 수 있어?"), ["냉장고에서", "먹을"]);
     // A copula is read off like a particle: `꿀이야` is about `꿀`.
     assert_eq!(strip_particle("꿀이야"), "꿀");
@@ -190,5 +192,16 @@ fn the_trigram_text_is_the_cjk_words_a_query_reads() {
     ] {
         let expected: Vec<String> = words(text).into_iter().filter(|w| w.chars().any(is_cjk)).collect();
         assert_eq!(cjk_words(text), expected.join(" "), "{text}");
+    }
+}
+
+#[test]
+fn a_count_before_what_it_counts_says_how_many_things_are_asked_for() {
+    assert_eq!(listed("What are the five unsafe superpowers?"), Some(5));
+    assert_eq!(listed("소유권 규칙 세 가지를 알려주세요"), Some(3));
+    assert_eq!(listed("정원 규칙 3가지가 뭐야?"), Some(3));
+    // Not one, nor a count word that counts nothing listed (`세 시`, "네, …").
+    for q in ["one of them", "세 시에 만나", "네, 가지고 있어요", "1가지", "five"] {
+        assert_eq!(listed(q), None, "{q}");
     }
 }

@@ -355,6 +355,8 @@ pub struct Indexed<'a> {
     /// The unit's text and the text of what it introduces, lowercased.
     lower: String,
     follow_lower: String,
+    /// How many list items the unit introduces.
+    follow_items: usize,
     /// The title the unit's text goes on from (the first unit of a titled
     /// entry): its words count as the unit's own.
     pub title: String,
@@ -372,7 +374,17 @@ impl<'a> Indexed<'a> {
             None => Cow::Borrowed(&unit.text),
         };
         let words = words::words(&text).iter().map(|w| stem(w)).collect();
-        Indexed { unit, words, lower: text.to_lowercase(), follow_lower, title: String::new(), title_words: Vec::new(), title_lower: String::new() }
+        let follow_items = unit.follow.iter().filter(|&&i| all[i].kind == UnitKind::Item).count();
+        Indexed {
+            unit,
+            words,
+            lower: text.to_lowercase(),
+            follow_lower,
+            follow_items,
+            title: String::new(),
+            title_words: Vec::new(),
+            title_lower: String::new(),
+        }
     }
 
     /// The unit opens an entry whose text goes on from `title`.
@@ -413,6 +425,9 @@ pub struct Question {
     pub kind: AskKind,
     pub terms: Vec<String>,
     pub weights: Vec<f64>,
+    /// How many things the question asks for by number ("the three Fn
+    /// traits", `세 가지`): a list of that many items answers it.
+    pub listed: Option<usize>,
 }
 
 /// Rarity weights of `terms` among the units: a word in every sentence says little.
@@ -469,7 +484,12 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
         AskKind::Define => has_any(DEFINING) || subject_is_asked(u, q),
         AskKind::Other => false,
     };
-    let mut factor = if fits { 1.6 } else { 1.0 };
+    let mut factor = if fits { FITS_FACTOR } else { 1.0 };
+    // A list of as many items as the question asks for ("the three rules")
+    // is the answer, whatever the sentence introducing it says.
+    if q.listed.is_some_and(|n| u.follow_items == n) {
+        factor *= FITS_FACTOR;
+    }
     if only_announces(u) {
         factor *= ANNOUNCE_FACTOR;
     }
@@ -493,6 +513,9 @@ fn states_count(u: &Indexed) -> bool {
         (w.starts_with(|c: char| c.is_ascii_digit()) && !numbered) || words::COUNTS.contains(&bare) || words::COUNTS.contains(&w.as_str())
     })
 }
+
+/// How much more a unit of the kind the question's form asks for counts.
+const FITS_FACTOR: f64 = 1.6;
 
 /// How much less a sentence that only announces counts.
 pub const ANNOUNCE_FACTOR: f64 = 0.6;

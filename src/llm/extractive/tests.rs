@@ -119,6 +119,26 @@ fn a_list_question_gets_the_list_not_the_sentence_that_echoes_it() {
 }
 
 #[test]
+fn a_question_asking_for_n_things_is_answered_by_the_list_of_n_first() {
+    // "러스트의 소유권 규칙 세 가지를 알려주세요." quoted "러스트의 소유권 규칙이
+    // 우리를 또다시 구해주었습니다!" and not the three rules under "다음 규칙을
+    // 명심하세요:".
+    let ev = [
+        "정원 규칙은 오래전에 정했고 이웃들이 정원 규칙을 자주 묻는다.\n\n정원 규칙은 다음과 같다:\n\n- 물은 아침에 준다.\n- 잡초는 주말에 뽑는다.\n- 퇴비는 한 달에 한 번 넣는다.\n",
+        "The neighbours often ask about the three garden rules.\n\nThe garden rules are these:\n\n- Water in the morning.\n- Weed at the weekend.\n- Compost once a month.\n",
+    ];
+    for (q, opens) in [
+        ("정원 규칙 세 가지 알려줘", "\"정원 규칙은 다음과 같다:\" [#1]"),
+        ("정원 규칙 3가지가 뭐야?", "\"정원 규칙은 다음과 같다:\" [#1]"),
+        ("What are the three garden rules?", "\"The garden rules are these:\" [#2]"),
+    ] {
+        let a = answer(&grounding(q, &ev));
+        assert!(a.starts_with(opens) && a.contains("Compost once a month") == opens.contains("#2"), "{q}: {a}");
+        assert!(verified(&a, &ev), "{a}");
+    }
+}
+
+#[test]
 fn a_sentence_ending_in_a_colon_brings_its_bullet_points() {
     // "Which three conditions make up a data race?" stopped at the ":".
     let ev = ["A colony swarms when three conditions meet:\n\n- the hive is crowded\n- a new queen is being raised\n- the weather is warm\n"];
