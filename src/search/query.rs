@@ -4,7 +4,8 @@
 //! `-` are searched as words (or dropped as punctuation) and never error.
 //!
 //! Latin-script words go to the word index (porter stemming); English stop
-//! words are dropped when anything else is left. Hangul/CJK words go to both
+//! words, and a Korean question's predicate and request words (`알려주세요`),
+//! are dropped when anything else is left. Hangul/CJK words go to both
 //! indexes: to the word index as a prefix of the word with a Korean particle
 //! stripped (`분석기는` → `분석기*`), and, when at least three characters long,
 //! to the trigram index as their trigrams, which match inside longer words.
