@@ -329,3 +329,26 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
     drop(closed);
     watch.interrupt();
 }
+
+#[test]
+fn folder_symlinks_under_a_watched_folder_are_not_followed() {
+    // As `kebab ingest` walks no folder symlink, neither does the watcher:
+    // not one there at the start, nor one made while it runs.
+    let env = research_env();
+    env.write("notes/own.md", "# Own\n\nA kestrel hovered over the field.\n");
+    env.write("outside/old.md", "# Old\n\nA cormorant dried its wings.\n");
+    std::os::unix::fs::symlink(env.path("outside"), env.notes().join("early")).unwrap();
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    std::os::unix::fs::symlink(env.path("outside"), env.notes().join("late")).unwrap();
+    env.write("outside/new.md", "# New\n\nA cormorant dived for fish.\n");
+    std::fs::write(env.path("outside/old.md"), "# Old\n\nA cormorant dried its wings twice.\n").unwrap();
+    // A later note in the folder itself: once it is in, the changes before it were seen.
+    std::thread::sleep(Duration::from_millis(300));
+    env.write("notes/zz-last.md", "# Last\n\nA wren sang in the hedge.\n");
+    watch.wait_for("the last note", |e| e["path"] == "notes/zz-last.md");
+    poll(&env, "wren", "the last note", |h| paths(h) == ["notes/zz-last.md"]);
+    assert_eq!(paths(&search(&env, "cormorant")), Vec::<&str>::new(), "events: {:?}", watch.seen);
+    assert!(!watch.seen.iter().any(|e| e.to_string().contains("outside") || e.to_string().contains("notes/early/")
+        || e.to_string().contains("notes/late/")), "{:?}", watch.seen);
+    watch.interrupt();
+}

@@ -111,7 +111,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let stop = ctrl_c_flag();
     let (tx, rx) = channel();
-    let watcher = notify::recommended_watcher(tx).context("starting the file watcher")?;
+    // Folder symlinks are not followed (as `kebab ingest` walks none): no watches outside the folders.
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let watcher = RecommendedWatcher::new(tx, config).context("starting the file watcher")?;
     let roots = watched.roots();
     let mut arms = Arms { watcher, armed: vec![None; roots.len()] };
     // Armed before the first pass, so a change made during it is not missed.

@@ -89,6 +89,18 @@ struct Present {
     cand: Candidate,
 }
 
+/// Whether `path` (below `root_dir`) is a symlink to a folder or lies
+/// below one: `kebab ingest` walks no folder symlink (no loops, nothing from
+/// outside the folder), so the watcher follows none either. A symlink to a
+/// file is read through, as ingest reads it.
+fn through_folder_link(path: &Path, root_dir: &Path) -> bool {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link(path) && path.is_dir() {
+        return true;
+    }
+    path.ancestors().skip(1).take_while(|a| a.starts_with(root_dir) && *a != root_dir).any(is_link)
+}
+
 impl Watched {
     /// The folders (or files) in `paths`, each tied to its root in the
     /// index, created if new. With no paths, the folders kebab remembers
@@ -206,7 +218,7 @@ impl Watched {
             } else {
                 continue;
             };
-            if self.ignored(&rel, path.is_dir()) {
+            if self.ignored(&rel, path.is_dir()) || through_folder_link(path, &r.root_dir) {
                 return None;
             }
             return Some((i, rel));
