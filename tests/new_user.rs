@@ -124,6 +124,34 @@ fn a_file_whose_name_is_not_utf8_is_ingested_found_and_unchanged_next_time() {
     assert_eq!((again["added"].as_u64(), again["unchanged"].as_u64(), again["removed"].as_u64()), (Some(0), Some(1), Some(0)), "{again}");
 }
 
+#[test]
+fn a_folder_whose_name_is_not_utf8_is_walked_again_by_a_bare_ingest_and_named_in_its_own_spelling() {
+    let env = notes_env();
+    let dir = env.path("").join(OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("menu.md"), "# Menu\n\nThe espresso machine descales every fortnight.\n").unwrap();
+    let mut args = os(&["--json", "ingest"]);
+    args.push(dir.clone().into_os_string());
+    let out = run_os(&env, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // The folder's name as document paths spell a name: its stray byte as \xE9, not lost.
+    let hits = env.json(&["search", "espresso"]);
+    assert_eq!(hits["hits"][0]["doc_path"], "caf\\xE9/menu.md", "{hits}");
+    let stats = env.json(&["stats"]);
+    let root = stats["roots"].as_array().unwrap().iter().find(|r| r["name"] == "caf\\xE9").unwrap_or_else(|| panic!("{stats}"));
+    assert!(root["path"].as_str().unwrap().ends_with("/caf\\xE9"), "{stats}");
+
+    // With no PATH the remembered folder is found where it is: walked, not "not there".
+    std::fs::write(dir.join("more.md"), "# More\n\nThe grinder is cleaned on Sundays.\n").unwrap();
+    let out = env.run(&["--json", "ingest"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((doc["added"].as_u64(), doc["missing"].as_u64()), (Some(1), Some(0)), "{doc}");
+    let doctor = env.run(&["doctor"]);
+    assert!(!String::from_utf8_lossy(&doctor.stdout).contains("no longer exists"), "{}", String::from_utf8_lossy(&doctor.stdout));
+}
+
 // ---- 3 and 4: read-only data ------------------------------------------------
 
 /// Whether permission bits stop this process writing (false for root).

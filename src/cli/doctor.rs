@@ -320,7 +320,7 @@ fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
         )),
         Ok(s) => {
             checks.push(check("content", Status::Ok, format!("{}, {}", count(s.documents, "document"), count(s.chunks, "chunk")), None));
-            for r in s.roots.iter().filter(|r| !Path::new(&r.path).exists()) {
+            for r in s.roots.iter().filter(|r| !r.dir().exists()) {
                 checks.push(check(
                     "roots",
                     Status::Warn,

@@ -147,7 +147,7 @@ fn in_root(root_name: &str, rel: &str) -> String {
 }
 
 /// One file or folder name as the index spells it: its stray bytes as `\xNN`.
-fn name_in_index(bytes: &[u8]) -> String {
+pub(crate) fn name_in_index(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());

@@ -49,7 +49,7 @@ pub fn nothing_to_ingest() -> UserError {
 /// The folders to walk, and apart from them the ones that are gone.
 pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<(Vec<Target>, Vec<Gone>)> {
     let list: Vec<PathBuf> = if cfg.workspace.roots.is_empty() {
-        store.roots()?.into_iter().map(|r| PathBuf::from(r.path)).collect()
+        store.roots()?.iter().map(|r| r.dir()).collect()
     } else {
         cfg.workspace.roots.iter().map(|p| expand_root(p, config_dir)).collect()
     };
@@ -99,7 +99,7 @@ pub(super) fn kept(store: &Store, gone: Vec<Gone>) -> Result<Vec<MissingRoot>> {
 /// config may be a subfolder of an ingested one), and its scope there.
 fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
     let not_found = error.kind() == std::io::ErrorKind::NotFound;
-    let path_text = path.to_string_lossy().into_owned();
+    let path_text = crate::store::dir_in_index(&path);
     let mut missing = MissingRoot { path: path_text, documents: 0, reason: error.to_string(), not_found };
     let place = store.root_containing(&path)?.map(|(id, _, dir)| (id, relative(&path, &dir)));
     if let Some((id, scope)) = &place {

@@ -71,7 +71,7 @@ pub struct Root {
 
 /// The database's roots.
 pub fn roots(store: &Store) -> anyhow::Result<Vec<Root>> {
-    Ok(store.roots()?.into_iter().map(|r| Root { name: r.name, path: PathBuf::from(r.path) }).collect())
+    Ok(store.roots()?.into_iter().map(|r| Root { path: r.dir(), name: r.name }).collect())
 }
 
 /// The file on disk behind a citation path `ROOT/rel/path` (a JSONL line's

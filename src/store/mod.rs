@@ -346,6 +346,18 @@ fn sqlite_uri(path: &Path, immutable: bool) -> String {
     uri
 }
 
+/// A root folder as the `roots` table spells it: a byte that is not UTF-8 as
+/// `\xNN`, as document paths spell a name, so nothing of the path is lost.
+pub fn dir_in_index(dir: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    crate::ingest::name_in_index(dir.as_os_str().as_bytes())
+}
+
+/// The folder on disk behind a `roots` row's path: `dir_in_index` undone.
+pub fn dir_on_disk(text: &str) -> PathBuf {
+    PathBuf::from(crate::ingest::name_on_disk(text))
+}
+
 /// Current UTC time as RFC 3339, the format of every `*_at` column.
 pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()

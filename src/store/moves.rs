@@ -43,7 +43,7 @@ impl Store {
     /// The roots whose folders lie strictly inside `dir`.
     pub fn roots_inside(&self, dir: &Path) -> Result<Vec<InnerRoot>> {
         let mut stmt = self.conn.prepare("SELECT id, name, abs_path FROM roots ORDER BY id")?;
-        let rows = stmt.query_map([], |r| Ok(InnerRoot { id: r.get(0)?, name: r.get(1)?, dir: PathBuf::from(r.get::<_, String>(2)?) }))?;
+        let rows = stmt.query_map([], |r| Ok(InnerRoot { id: r.get(0)?, name: r.get(1)?, dir: super::dir_on_disk(&r.get::<_, String>(2)?) }))?;
         let mut inside = Vec::new();
         for row in rows {
             let row = row?;

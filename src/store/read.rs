@@ -58,8 +58,16 @@ pub struct Stats {
 #[derive(Debug, Clone, Serialize)]
 pub struct RootRow {
     pub name: String,
+    /// The folder as the index spells it (`\xNN` for a byte that is not UTF-8); `dir()` is the folder.
     pub path: String,
     pub documents: i64,
+}
+
+impl RootRow {
+    /// The folder on disk.
+    pub fn dir(&self) -> std::path::PathBuf {
+        super::dir_on_disk(&self.path)
+    }
 }
 
 impl Store {

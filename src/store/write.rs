@@ -64,7 +64,7 @@ impl Store {
     /// and stable across runs.
     pub fn ensure_root(&self, abs_path: &Path) -> Result<(i64, String)> {
         self.ensure_writable()?;
-        let key = abs_path.to_string_lossy().to_string();
+        let key = super::dir_in_index(abs_path);
         if let Some(found) = self
             .conn
             .query_row("SELECT id, name FROM roots WHERE abs_path = ?1", [&key], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -75,7 +75,7 @@ impl Store {
         let comps: Vec<String> = abs_path
             .components()
             .filter_map(|c| match c {
-                std::path::Component::Normal(s) => Some(s.to_string_lossy().to_string()),
+                std::path::Component::Normal(s) => Some(super::dir_in_index(Path::new(s))),
                 _ => None,
             })
             .collect();
@@ -119,7 +119,7 @@ impl Store {
         let mut best: Option<(i64, String, std::path::PathBuf)> = None;
         for row in rows {
             let (id, name, dir) = row?;
-            let dir = std::path::PathBuf::from(dir);
+            let dir = super::dir_on_disk(&dir);
             if path.starts_with(&dir) && best.as_ref().is_none_or(|(_, _, b)| dir.as_os_str().len() > b.as_os_str().len()) {
                 best = Some((id, name, dir));
             }
