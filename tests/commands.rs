@@ -42,6 +42,21 @@ fn flags_and_env_override_the_paths() {
 }
 
 #[test]
+fn config_path_json_prints_paths_that_are_not_utf8() {
+    // As every other --json document prints such a path (stats' database,
+    // models status' dir): readable, the stray byte shown as U+FFFD.
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let data = env.path("").join(std::ffi::OsStr::from_bytes(b"d\xe9"));
+    let out = env.cmd(&["--json", "config", "path"]).env("KEBAB_DATA_DIR", &data).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], "config_paths.v1", "{v}");
+    assert!(v["database"].as_str().unwrap().ends_with("/d\u{FFFD}/kebab.db"), "{v}");
+    assert!(v["data_dir"].as_str().unwrap().ends_with("/d\u{FFFD}"), "{v}");
+}
+
+#[test]
 fn stats_and_docs_report_what_was_indexed() {
     let env = Env::new();
     env.write("notes/a.md", "---\ntitle: Front title\ntags: [x, y]\n---\n# Heading\n\nBody one.\n");

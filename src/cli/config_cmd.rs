@@ -23,11 +23,14 @@ struct ShowDoc<'a> {
     config: &'a crate::config::Config,
 }
 
+/// The paths as text, as every `--json` document prints a path: serde
+/// refuses a `PathBuf` that is not UTF-8, and the command then failed.
 #[derive(Serialize)]
-struct PathDoc<'a> {
+struct PathDoc {
     schema_version: &'static str,
-    #[serde(flatten)]
-    paths: &'a crate::config::Paths,
+    config_file: String,
+    data_dir: String,
+    database: String,
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
@@ -49,7 +52,14 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Path => {
             if ctx.out.json {
-                ctx.out.json(&PathDoc { schema_version: "config_paths.v1", paths: &ctx.paths })?;
+                let p = &ctx.paths;
+                let text = |path: &std::path::Path| path.display().to_string();
+                ctx.out.json(&PathDoc {
+                    schema_version: "config_paths.v1",
+                    config_file: text(&p.config_file),
+                    data_dir: text(&p.data_dir),
+                    database: text(&p.database),
+                })?;
             } else {
                 ctx.out.line(ctx.paths.config_file.display())?;
             }
