@@ -322,6 +322,32 @@ fn a_negative_count_gets_the_same_hinted_error_as_zero() {
 }
 
 #[test]
+fn a_k_beyond_ten_thousand_is_a_clear_error_not_an_abort() {
+    // `search -k 99999999999` aborted the process ("memory allocation of
+    // 1600000000000 bytes failed", exit 134, no JSON): the ranking reserves room
+    // for k hits. -k takes what search.default_k may be set to, 1 to 10000.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for args in [
+        &["search", "-k", "99999999999", "tea"][..],
+        &["ask", "-k", "99999999999", "how long does green tea steep?"][..],
+        &["eval", "retrieval", "--queries", "q.jsonl", "--qrels", "r.tsv", "-k", "99999999999"][..],
+    ] {
+        let out = env.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("-k must be at most 10000") && err.contains("hint:"), "{args:?}: {err}");
+        let mut json = vec!["--json"];
+        json.extend_from_slice(args);
+        let v: serde_json::Value = serde_json::from_slice(&env.run(&json).stdout).unwrap();
+        assert_eq!(v["code"], "bad_input", "{args:?}: {v}");
+    }
+    // The bound itself is taken.
+    assert_eq!(env.json(&["search", "-k", "10000", "tea"])["hits"][0]["doc_path"], "notes/tea.md");
+}
+
+#[test]
 fn a_negative_temperature_turn_limit_or_eval_k_says_what_the_option_takes() {
     // `ask --temperature -1`, `sessions fork --at -1`, `eval answers --limit -1`
     // and `eval retrieval -k -1` got clap's "unexpected argument '-1' found"

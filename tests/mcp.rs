@@ -439,6 +439,10 @@ fn bad_arguments_get_a_clear_error_naming_the_argument() {
     let zero = client.tool_error("search", json!({ "query": "tea", "k": 0 }));
     assert_eq!(zero["code"], "bad_input", "{zero}");
     assert!(zero["message"].as_str().unwrap().contains("k must be at least 1"), "{zero}");
+    // A k no ranking could hold aborted the server (memory allocation failed).
+    let huge = client.tool_error("search", json!({ "query": "tea", "k": 99_999_999_999_i64 }));
+    assert_eq!(huge["code"], "bad_input", "{huge}");
+    assert!(huge["message"].as_str().unwrap().contains("k must be at most 10000"), "{huge}");
     let punctuation = client.tool_error("search", json!({ "query": "?!" }));
     assert_eq!(punctuation["code"], "bad_input", "{punctuation}");
     let name = client.tool_error("ask", json!({ "question": "What is tea?", "session": "two words" }));

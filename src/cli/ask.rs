@@ -104,7 +104,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .with_hint("ask a question in words, e.g. `kebab ask \"What is ownership?\"`, or pipe it in with `kebab ask -`")
             .into());
     }
-    let k = args.k.map(|k| super::at_least_one("-k", k, "leave -k out for the configured default (search.default_k)")).transpose()?;
+    let k = args.k.map(|k| super::k_flag(k, "leave -k out for the configured default (search.default_k)")).transpose()?;
     if let Some(t) = args.temperature
         && !(0.0..=2.0).contains(&t) {
             return Err(UserError::new("bad_input", format!("--temperature {t} is out of range 0–2"))

@@ -187,7 +187,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             Ok(0)
         }
         Command::Retrieval { queries, qrels, mode, k, rrf_k, split } => {
-            let k = super::at_least_one("-k", k, "leave -k out to retrieve 100 documents per query")?;
+            let k = super::k_flag(k, "leave -k out to retrieve 100 documents per query")?;
             let mut cfg = ctx.config()?;
             if let Some(r) = rrf_k {
                 if !(1.0..=10_000.0).contains(&r) {

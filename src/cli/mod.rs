@@ -313,6 +313,18 @@ pub fn at_least_one(flag: &str, n: i64, hint: &str) -> Result<usize> {
     Ok(usize::try_from(n)?)
 }
 
+/// `-k` checked: at least 1 (as `at_least_one`) and at most `config::MAX_K`;
+/// a ranking holds room for k hits, and a k in the billions aborted the
+/// process for want of memory.
+pub fn k_flag(n: i64, hint: &str) -> Result<usize> {
+    let k = at_least_one("-k", n, hint)?;
+    if k > crate::config::MAX_K {
+        let max = crate::config::MAX_K;
+        return Err(crate::error::UserError::new("bad_input", format!("-k must be at most {max}")).with_hint(hint).into());
+    }
+    Ok(k)
+}
+
 /// The nearest existing folder above a path not there yet, when it is a file
 /// instead: nothing could ever be made below it.
 pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .into());
     }
     let k = args.k.unwrap_or(cfg.search.default_k as i64);
-    let k = super::at_least_one("-k", k, "leave -k out for the configured default (search.default_k)")?;
+    let k = super::k_flag(k, "leave -k out for the configured default (search.default_k)")?;
     let store = ctx.store()?;
     let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;
     let mode = match engine.mode_for(&text, mode) {

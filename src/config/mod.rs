@@ -99,6 +99,10 @@ impl Default for WorkspaceConfig {
     }
 }
 
+/// The most hits a search or an answer may ask for: `search.default_k`, `-k`
+/// and an MCP call's `k` (a ranking holds room for k hits).
+pub const MAX_K: usize = 10_000;
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
@@ -323,8 +327,8 @@ impl Config {
         if !(1..=86_400).contains(&self.workspace.pdf_timeout_secs) {
             return Err(bad("workspace.pdf_timeout_secs", "must be between 1 and 86400"));
         }
-        if !(1..=10_000).contains(&self.search.default_k) {
-            return Err(bad("search.default_k", "must be between 1 and 10000"));
+        if !(1..=MAX_K).contains(&self.search.default_k) {
+            return Err(bad("search.default_k", &format!("must be between 1 and {MAX_K}")));
         }
         if !(self.search.heading_weight.is_finite() && self.search.heading_weight >= 0.0) {
             return Err(bad("search.heading_weight", "must be a number ≥ 0"));

@@ -209,6 +209,9 @@ fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
 fn check_k(k: Option<i64>) -> Result<Option<usize>> {
     match k {
         Some(k) if k < 1 => Err(bad("k must be at least 1", "leave k out for the configured default (search.default_k)")),
+        Some(k) if k > crate::config::MAX_K as i64 => {
+            Err(bad(format!("k must be at most {}", crate::config::MAX_K), "leave k out for the configured default (search.default_k)"))
+        }
         Some(k) => Ok(Some(usize::try_from(k)?)),
         None => Ok(None),
     }
