@@ -480,6 +480,40 @@ fn a_kebab_db_that_is_a_folder_is_named_as_such_with_a_hint() {
 }
 
 #[test]
+fn a_kebab_db_that_is_a_named_pipe_is_refused_not_waited_on() {
+    // Every command, doctor too, hung for ever: SQLite (and the check of
+    // whether the file may be written) opened the pipe and waited for a writer.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database().parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(env.database()).status().unwrap();
+    assert!(made.success());
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["doctor"], vec!["--json", "sessions", "list"]] {
+        let mut child = env.cmd(&args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > end {
+                child.kill().unwrap();
+                panic!("kebab {args:?} hung on a kebab.db that is a named pipe");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        if args[0] == "--json" {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["code"], "bad_input", "{v}");
+        } else {
+            assert!(err.contains(&format!("the database {} is not a regular file", env.database().display())), "{args:?}: {err}");
+            assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+        }
+    }
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
 fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     // A folder given as --config was ignored by stats and docs (defaults
     // applied) and failed elsewhere as "Is a directory (os error 21)".

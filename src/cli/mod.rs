@@ -336,7 +336,8 @@ pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {
 
 /// Checks the paths before any command runs: a config named explicitly must
 /// exist (only the default one may be absent) and be a file, the data dir
-/// is a folder or could be made one, and its kebab.db is not a folder.
+/// is a folder or could be made one, and its kebab.db is not a folder, nor a
+/// named pipe, socket or device.
 fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
     use crate::error::UserError;
     let config = &paths.config_file;
@@ -377,6 +378,20 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
                  or point --data-dir (or KEBAB_DATA_DIR) at another folder",
             )
             .into());
+    }
+    // A named pipe, socket or device: opening it (SQLite, or the check of
+    // whether it may be written) waits for a writer for ever. Doctor too.
+    let special = std::fs::metadata(&paths.database).is_ok_and(|m| !m.is_dir() && !m.is_file());
+    if special && !matches!(command, Command::Config(config_cmd::Command::Path)) {
+        return Err(UserError::new(
+            "bad_input",
+            format!("the database {} is not a regular file (a named pipe, socket or device)", paths.database.display()),
+        )
+        .with_hint(
+            "kebab keeps its index in the file kebab.db of the data dir: move that one aside, \
+             or point --data-dir (or KEBAB_DATA_DIR) at another folder",
+        )
+        .into());
     }
     // A reading command would say "nothing is indexed yet, run kebab ingest",
     // and ingest would then fail to make the folder.
