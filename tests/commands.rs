@@ -514,6 +514,30 @@ fn a_kebab_db_that_is_a_named_pipe_is_refused_not_waited_on() {
 }
 
 #[test]
+fn a_kebab_db_that_is_a_dangling_symlink_is_named_with_where_it_points() {
+    // Reading commands said "nothing is indexed yet … run kebab ingest", and
+    // ingest, init and the REPL then failed with "unable to open database
+    // file" (exit 2, no hint); doctor said init would create it.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database().parent().unwrap()).unwrap();
+    let target = env.path("unmounted/disk/kebab.db");
+    std::os::unix::fs::symlink(&target, env.database()).unwrap();
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["init"], vec!["doctor"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        let says = format!("the database {} is a symlink to {}, which is not there", env.database().display(), target.display());
+        assert!(err.contains(&says), "{args:?}: {err}");
+        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "ingest", notes.to_str().unwrap()]).stdout).unwrap();
+    assert_eq!(v["code"], "bad_input", "{v}");
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
 fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     // A folder given as --config was ignored by stats and docs (defaults
     // applied) and failed elsewhere as "Is a directory (os error 21)".

@@ -337,7 +337,7 @@ pub(crate) fn file_in_the_way(path: &Path) -> Option<&Path> {
 /// Checks the paths before any command runs: a config named explicitly must
 /// exist (only the default one may be absent) and be a file, the data dir
 /// is a folder or could be made one, and its kebab.db is not a folder, nor a
-/// named pipe, socket or device.
+/// named pipe, socket or device, nor a symlink to nothing.
 fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<()> {
     use crate::error::UserError;
     let config = &paths.config_file;
@@ -389,6 +389,21 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
         )
         .with_hint(
             "kebab keeps its index in the file kebab.db of the data dir: move that one aside, \
+             or point --data-dir (or KEBAB_DATA_DIR) at another folder",
+        )
+        .into());
+    }
+    // A symlink to nothing: reading commands said "nothing is indexed yet",
+    // and ingest then failed with "unable to open database file", no hint.
+    let dangling = std::fs::symlink_metadata(&paths.database).is_ok_and(|m| m.file_type().is_symlink()) && !paths.database.exists();
+    if dangling && !matches!(command, Command::Config(config_cmd::Command::Path)) {
+        let to = std::fs::read_link(&paths.database).unwrap_or_default();
+        return Err(UserError::new(
+            "bad_input",
+            format!("the database {} is a symlink to {}, which is not there", paths.database.display(), to.display()),
+        )
+        .with_hint(
+            "mount or restore what it points to, remove the symlink (kebab then makes a new database), \
              or point --data-dir (or KEBAB_DATA_DIR) at another folder",
         )
         .into());
