@@ -21,6 +21,24 @@ fn init_writes_a_config_that_parses_and_never_overwrites() {
 }
 
 #[test]
+fn init_that_cannot_write_the_config_says_what_to_do() {
+    // "cannot write …: Permission denied", exit 2 (a runtime failure) and no
+    // hint, where a data dir that cannot be made is exit 1 with what to do.
+    // /proc takes no new file, whoever runs this (root included).
+    let env = Env::new();
+    for config in ["/proc/kebab-test/config.toml", "/proc/kebab-test.toml"] {
+        let out = env.run(&["--config", config, "init"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{config}: {err}");
+        assert!(err.contains(&format!("cannot write the config file {config}")), "{err}");
+        assert!(err.contains("hint: ") && err.contains("--config"), "{err}");
+        let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "--config", config, "init"]).stdout).unwrap();
+        assert_eq!(v["code"], "config", "{v}");
+    }
+    assert!(!env.database().exists(), "nothing was made before the config was");
+}
+
+#[test]
 fn unknown_config_key_names_the_key_and_the_file() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[search]\ndefault_kk = 3\n");

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::Ctx;
@@ -37,10 +37,16 @@ pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
         ctx.config()?;
         false
     } else {
+        // The user's to fix (permissions, a path that is wrong): exit 1 with what to do, as for the data dir.
+        let cannot = |e: std::io::Error| {
+            UserError::new("config", format!("cannot write the config file {}: {e}", path.display())).with_hint(
+                "let this user write in its folder, or point --config (or KEBAB_CONFIG) at a file in a folder it may write",
+            )
+        };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(cannot)?;
         }
-        std::fs::write(path, default_config_text()).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, default_config_text()).map_err(cannot)?;
         true
     };
     let store = ctx.create_store()?;
