@@ -91,6 +91,29 @@ fn deleted_files_are_kept_until_prune_removes_them() {
 }
 
 #[test]
+fn a_deleted_note_named_again_says_how_to_forget_it() {
+    // `kebab ingest --prune notes/sub/c.md` after deleting it said only
+    // "check the path exists and is readable", though the index still held
+    // it and a prune of its folder forgets it.
+    let (env, notes) = ingested_notes();
+    let gone = env.path("notes/sub/c.md");
+    std::fs::remove_file(&gone).unwrap();
+    for args in [vec!["ingest", "--prune", gone.to_str().unwrap()], vec!["ingest", env.path("notes/sub").to_str().unwrap(), gone.to_str().unwrap()]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("cannot ingest {}", gone.display())), "{err}");
+        assert!(err.contains("the index still holds 1 document from it") && err.contains(&format!("kebab ingest --prune {notes}")), "{err}");
+    }
+    std::fs::remove_dir_all(env.path("notes/sub")).unwrap();
+    let err = stderr(&env.run(&["ingest", env.path("notes/sub").to_str().unwrap()]));
+    assert!(err.contains("the index still holds 1 document from it"), "{err}");
+    // A path the index never held keeps the plain hint.
+    let err = stderr(&env.run(&["ingest", env.path("never.md").to_str().unwrap()]));
+    assert!(err.contains("check the path exists") && !err.contains("still holds"), "{err}");
+}
+
+#[test]
 fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[workspace]\nmax_file_bytes = 2000\n");

@@ -191,7 +191,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let (targets, gone) = if opts.paths.is_empty() {
         remembered::targets(store, cfg, config_dir)?
     } else {
-        (resolve_targets(cfg, config_dir, &opts.paths)?, Vec::new())
+        (resolve_targets(store, cfg, config_dir, &opts.paths)?, Vec::new())
     };
     let excludes = build_excludes(&cfg.workspace.exclude)?;
     let limits = ChunkLimits::default();
@@ -310,7 +310,7 @@ impl BatchClock {
     }
 }
 
-fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Vec<Target>> {
+fn resolve_targets(store: &Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Vec<Target>> {
     let from_config = paths.is_empty();
     let list: Vec<PathBuf> = if from_config {
         cfg.workspace.roots.iter().map(|p| expand_root(p, config_dir)).collect()
@@ -324,11 +324,22 @@ fn resolve_targets(cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result
     }
     let mut targets = Vec::new();
     for p in list {
-        let abs = locate(&p).map_err(|e| {
-            let origin = if from_config { " (from workspace.roots)" } else { "" };
-            UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display()))
-                .with_hint("check the path exists and is readable")
-        })?;
+        let abs = match locate(&p) {
+            Ok(abs) => abs,
+            Err(e) => {
+                let origin = if from_config { " (from workspace.roots)" } else { "" };
+                // A note or folder deleted since it was indexed: its documents are kept until a prune.
+                let hint = match remembered::still_held(store, &p, &e)? {
+                    Some((n, root)) => format!(
+                        "the index still holds {} from it; `kebab ingest --prune {}` forgets what is gone from that folder",
+                        if n == 1 { "1 document".to_string() } else { format!("{n} documents") },
+                        root.display()
+                    ),
+                    None => "check the path exists and is readable".to_string(),
+                };
+                return Err(UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display())).with_hint(hint).into());
+            }
+        };
         targets.push(target_of(abs));
     }
     Ok(outermost(targets))

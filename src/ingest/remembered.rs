@@ -108,6 +108,18 @@ fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, O
     Ok((missing, place))
 }
 
+/// For a path named that is not there (`error`), how many documents the
+/// index still holds from it and the folder they were indexed under.
+pub(super) fn still_held(store: &Store, path: &Path, error: &std::io::Error) -> Result<Option<(usize, PathBuf)>> {
+    if !matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) {
+        return Ok(None);
+    }
+    let path = resolved(&std::path::absolute(path)?);
+    let Some((id, _, dir)) = store.root_containing(&path)? else { return Ok(None) };
+    let n = store.count_missing(id, &relative(&path, &dir), &HashSet::new())?;
+    Ok((n > 0).then_some((n, dir)))
+}
+
 /// `path` with its longest existing ancestor resolved (symlinks, `..`), so a
 /// folder that is gone still compares equal to the root it was.
 fn resolved(path: &Path) -> PathBuf {

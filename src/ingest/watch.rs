@@ -112,7 +112,7 @@ impl Watched {
             let (targets, gone) = remembered::targets(store, cfg, config_dir)?;
             (targets, remembered::kept(store, gone)?)
         } else {
-            (resolve_targets(cfg, config_dir, paths)?, Vec::new())
+            (resolve_targets(store, cfg, config_dir, paths)?, Vec::new())
         };
         let mut roots = Vec::new();
         for target in targets {
