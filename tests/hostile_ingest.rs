@@ -338,6 +338,22 @@ fn file_names_with_newlines_and_escapes_are_indexed_and_printed_escaped() {
     integrity_ok(&env);
 }
 
+#[test]
+fn a_file_name_with_a_newline_in_an_ingest_error_is_printed_escaped_on_one_line() {
+    // The warning named it escaped, but the error after it split the name
+    // over two lines ("skipped notes/bad" … "name.md: not valid UTF-8 …").
+    let env = env();
+    let bad = env.write("notes/bad\nname.md", b"\xff\xfe not utf-8\n");
+    let gone = env.path("notes/gone\nname.md");
+    for (path, says) in [(&bad, "skipped notes/bad\\nname.md: UTF-16 text"), (&gone, "gone\\nname.md: No such file")] {
+        let out = run_within(&env, &["ingest", path.to_str().unwrap()], 60);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let error = stderr.lines().find(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("{stderr}"));
+        assert!(error.contains(says), "the name is escaped on the error's one line: {stderr}");
+    }
+}
+
 /// A PDF of 50 MB: one page of text and a 50 MB binary stream beside it.
 fn fifty_megabyte_pdf() -> Vec<u8> {
     let extras = Extras { padding: 50_000_000, ..Extras::default() };

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::UserError;
+use crate::script::one_line;
 use crate::store::Store;
 use chunk::ChunkLimits;
 pub use remembered::{MissingRoot, nothing_to_ingest};
@@ -337,7 +338,8 @@ fn resolve_targets(store: &Store, cfg: &Config, config_dir: &Path, paths: &[Path
                     ),
                     None => "check the path exists and is readable".to_string(),
                 };
-                return Err(UserError::new("bad_input", format!("cannot ingest {}{origin}: {e}", p.display())).with_hint(hint).into());
+                let named = one_line(&p.display().to_string());
+                return Err(UserError::new("bad_input", format!("cannot ingest {named}{origin}: {e}")).with_hint(hint).into());
             }
         };
         targets.push(target_of(abs));
@@ -556,7 +558,8 @@ pub struct IngestDoc<'a> {
 pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
     (summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0).then(|| {
         let message = match summary.skipped_files.as_slice() {
-            [one] => format!("nothing named could be ingested: skipped {}: {}", one.path, one.reason),
+            // The name as warnings print it: a newline in it would split the error's one line.
+            [one] => format!("nothing named could be ingested: skipped {}: {}", one_line(&one.path), one.reason),
             _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
         };
         let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(USE_FORMAT)) {
