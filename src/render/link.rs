@@ -81,7 +81,7 @@ pub fn file_of(doc_path: &str, roots: &[Root]) -> Option<PathBuf> {
     let (root, rel) = doc_path.split_once('/')?;
     let rel = crate::search::record_file(rel).unwrap_or(rel);
     let base = &roots.iter().find(|r| r.name == root)?.path;
-    Some(rel.split('/').fold(base.clone(), |p, part| p.join(crate::ingest::name_on_disk(part))))
+    Some(rel.split('/').fold(base.clone(), |p, part| p.join(crate::store::name_on_disk(part))))
 }
 
 /// `file:///abs/path#L<line>` (`#page=N` for a PDF) from the path's own

@@ -10,6 +10,7 @@ mod batch;
 mod conversations;
 mod derived;
 mod moves;
+mod names;
 mod postings;
 mod read;
 mod spelling;
@@ -37,6 +38,7 @@ pub use vectors::{VectorSet, quantize};
 #[cfg(test)]
 pub(crate) use write::tests::source as test_source;
 pub use moves::{InnerRoot, SourcePlace};
+pub use names::{dir_in_index, dir_on_disk, name_in_index, name_on_disk};
 pub use write::{ChunkDraft, DocumentInput, SourceInput, SourceOutcome, SourceRow};
 
 /// A numbered migration: its SQL, then, if it has one, a step in Rust that
@@ -344,18 +346,6 @@ fn sqlite_uri(path: &Path, immutable: bool) -> String {
     }
     uri.push_str(if immutable { "?mode=ro&immutable=1" } else { "?mode=ro" });
     uri
-}
-
-/// A root folder as the `roots` table spells it: a byte that is not UTF-8 as
-/// `\xNN`, as document paths spell a name, so nothing of the path is lost.
-pub fn dir_in_index(dir: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    crate::ingest::name_in_index(dir.as_os_str().as_bytes())
-}
-
-/// The folder on disk behind a `roots` row's path: `dir_in_index` undone.
-pub fn dir_on_disk(text: &str) -> PathBuf {
-    PathBuf::from(crate::ingest::name_on_disk(text))
 }
 
 /// Current UTC time as RFC 3339, the format of every `*_at` column.
