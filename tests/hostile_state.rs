@@ -1,12 +1,14 @@
-//! Hostile state around the notes: malformed config values, and a database
-//! file kebab cannot use (a newer schema level, not SQLite at all, cut
-//! short). Every command must refuse with an error naming the file and what
-//! to do, never panic, and leave the file's bytes exactly as they were.
+//! Hostile state around the notes: malformed config values, a config or
+//! data dir path that cannot be one, and a database file kebab cannot use (a
+//! folder, a named pipe, a symlink to nothing, a newer schema level, not
+//! SQLite at all, cut short). Every command must refuse with an error
+//! naming the file and what to do, never panic, and leave the file's bytes
+//! exactly as they were.
 
 mod common;
 
 
-use common::Env;
+use common::{Env, stderr};
 
 fn run(env: &Env, args: &[&str]) -> (Option<i32>, String, String) {
     let out = env.run(args);
@@ -213,4 +215,142 @@ fn sqlites_reason_is_said_once_not_again_with_its_error_code() {
     let env = truncated_env();
     let (_, _, stderr) = run(&env, &["search", "kettle"]);
     assert!(!stderr.contains("Error code"), "{stderr}");
+}
+
+#[test]
+fn a_data_dir_under_a_file_is_named_as_such_by_every_command() {
+    // `stats` said "nothing is indexed yet … run kebab ingest", and ingest
+    // then failed with "File exists (os error 17)", exit 2 and no hint.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let file = env.write("plain.txt", "not a folder");
+    let data = file.join("kebab");
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["init"], vec!["ingest", notes.to_str().unwrap()], vec!["search", "tea"]] {
+        let mut all = vec!["--data-dir", data.to_str().unwrap()];
+        all.extend(&args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("{} is a file, not a folder", file.display())), "{args:?}: {err}");
+        assert!(err.contains("hint: point --data-dir"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+    // A folder this user may not write in: exit 1 with what to do, not exit 2 with none.
+    let locked = env.path("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let _guard = common::unlistable(locked.clone());
+    let data = locked.join("kebab");
+    let cmd = env.cmd(&["--data-dir", data.to_str().unwrap(), "ingest", notes.to_str().unwrap()]);
+    let Some(mut cmd) = common::heeding_folder_permissions(cmd) else { return };
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("cannot create the data directory {}", data.display())), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+#[test]
+fn a_kebab_db_that_is_a_folder_is_named_as_such_with_a_hint() {
+    // Every command failed with "cannot open database …/kebab.db: unable to
+    // open database file: …/kebab.db", exit 2 and no hint.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database()).unwrap();
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["sessions", "list"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&format!("the database {} is a folder, not a file", env.database().display())), "{args:?}: {err}");
+        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "stats"]).stdout).unwrap();
+    assert_eq!(v["code"], "bad_input", "{v}");
+    assert!(env.database().is_dir(), "the folder was left as it is");
+    // `config path` still says where it is.
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_kebab_db_that_is_a_named_pipe_is_refused_not_waited_on() {
+    // Every command, doctor too, hung for ever: SQLite (and the check of
+    // whether the file may be written) opened the pipe and waited for a writer.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database().parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(env.database()).status().unwrap();
+    assert!(made.success());
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["doctor"], vec!["--json", "sessions", "list"]] {
+        let mut child = env.cmd(&args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > end {
+                child.kill().unwrap();
+                panic!("kebab {args:?} hung on a kebab.db that is a named pipe");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        if args[0] == "--json" {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["code"], "bad_input", "{v}");
+        } else {
+            assert!(err.contains(&format!("the database {} is not a regular file", env.database().display())), "{args:?}: {err}");
+            assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+        }
+    }
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_kebab_db_that_is_a_dangling_symlink_is_named_with_where_it_points() {
+    // Reading commands said "nothing is indexed yet … run kebab ingest", and
+    // ingest, init and the REPL then failed with "unable to open database
+    // file" (exit 2, no hint); doctor said init would create it.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    std::fs::create_dir_all(env.database().parent().unwrap()).unwrap();
+    let target = env.path("unmounted/disk/kebab.db");
+    std::os::unix::fs::symlink(&target, env.database()).unwrap();
+    let notes = env.notes();
+    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["init"], vec!["doctor"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        let says = format!("the database {} is a symlink to {}, which is not there", env.database().display(), target.display());
+        assert!(err.contains(&says), "{args:?}: {err}");
+        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "ingest", notes.to_str().unwrap()]).stdout).unwrap();
+    assert_eq!(v["code"], "bad_input", "{v}");
+    assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
+    // A folder given as --config was ignored by stats and docs (defaults
+    // applied) and failed elsewhere as "Is a directory (os error 21)".
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let folder = env.notes();
+    for args in [vec!["stats"], vec!["docs"], vec!["search", "tea"], vec!["init"]] {
+        let mut all = vec!["--config", folder.to_str().unwrap()];
+        all.extend(&args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("config file {} is a folder, not a file", folder.display())), "{args:?}: {err}");
+        assert!(err.contains("hint: point --config"), "{args:?}: {err}");
+    }
+    // init writing a config under a file: exit 1 naming it, not "File exists (os error 17)".
+    let file = env.write("plain.txt", "not a folder");
+    let config = file.join("config.toml");
+    let out = env.run(&["--config", config.to_str().unwrap(), "init"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("{} is a file, not a folder", file.display())), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hint: point --config"), "{}", stderr(&out));
 }
