@@ -92,9 +92,12 @@ mod tests {
 
     #[test]
     fn korean_words_get_a_prefix_and_trigrams() {
-        let q = build("분석기는 무엇");
-        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"분석기\"* OR \"무엇\"*");
-        assert_eq!(q.expr(FtsIndex::Trigrams).unwrap(), "\"분석기\" OR \"석기는\"");
+        let q = build("분석기는 소유권");
+        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"분석기\"* OR \"소유권\"*");
+        assert_eq!(q.expr(FtsIndex::Trigrams).unwrap(), "\"분석기\" OR \"석기는\" OR \"소유권\"");
+        // A question word is searched only when nothing else is asked.
+        assert_eq!(build("분석기는 무엇").expr(FtsIndex::Words).unwrap(), "\"분석기\"*");
+        assert_eq!(build("무엇").expr(FtsIndex::Words).unwrap(), "\"무엇\"*");
     }
 
     #[test]
@@ -102,8 +105,9 @@ mod tests {
         assert_eq!(words("Rust의 소유권"), ["rust", "의", "소유권"]);
         assert_eq!(words("2024년에는 3개"), ["2024년에는", "3개"]);
         assert_eq!(words("v2 소유권2"), ["v2", "소유권", "2"]);
+        // The particle cut off `Rust` is not searched on its own.
         let q = build("Rust의 소유권");
-        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"rust\" OR \"의\"* OR \"소유권\"*");
+        assert_eq!(q.expr(FtsIndex::Words).unwrap(), "\"rust\" OR \"소유권\"*");
     }
 
     #[test]

@@ -198,9 +198,9 @@ impl<'a> Reading<'a> {
                 stems.into_iter().find(|s| held(s)).unwrap_or(t)
             })
             .collect();
-        let (kind, listed) = (AskKind::of(&g.question), words::listed(&g.question));
-        let q = Question { kind, weights: score::weigh(&terms, &indexed), terms, listed };
-        let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context, listed };
+        let kind = AskKind::of(&g.question);
+        let q = Question { kind, weights: score::weigh(&terms, &indexed), terms, listed: words::listed(&g.question) };
+        let ctx_q = Question { kind, weights: score::weigh(&context, &indexed), terms: context, listed: None };
         Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.said) })
     }
 
