@@ -114,6 +114,17 @@ fn a_deleted_note_named_again_says_how_to_forget_it() {
 }
 
 #[test]
+fn a_re_run_says_how_many_notes_are_gone_and_that_prune_removes_it_or_them() {
+    let (env, notes) = ingested_notes();
+    std::fs::remove_file(env.path("notes/a.md")).unwrap();
+    let err = stderr(&env.run(&["ingest", &notes]));
+    assert!(err.contains("1 document's file is gone; `kebab ingest --prune` removes it from the index"), "{err}");
+    std::fs::remove_file(env.path("notes/b.txt")).unwrap();
+    let err = stderr(&env.run(&["ingest", &notes]));
+    assert!(err.contains("2 documents' files are gone; `kebab ingest --prune` removes them from the index"), "{err}");
+}
+
+#[test]
 fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[workspace]\nmax_file_bytes = 2000\n");
