@@ -260,7 +260,8 @@ fn print_summary(ctx: &Ctx, s: &Summary, resumed: usize) -> Result<()> {
     // Those of a missing folder were warned about with it.
     let missing = s.missing - s.missing_roots.iter().map(|m| m.documents).sum::<usize>();
     if missing > 0 {
-        let (gone, them) = if missing == 1 { ("1 document's file is gone".to_string(), "it") } else { (format!("{missing} documents' files are gone"), "them") };
+        let (gone, them) =
+            if missing == 1 { ("1 document's file is gone".to_string(), "it") } else { (format!("{missing} documents' files are gone"), "them") };
         ctx.out.notice(format!("{gone}; `kebab ingest --prune` removes {them} from the index"));
     }
     Ok(())
