@@ -229,6 +229,16 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
 }
 
 
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing the
+/// shell would split or expand, else in single quotes (a `'` inside written `'\''`).
+pub fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,5 +330,14 @@ mod tests {
         assert!(!s.contains('\u{1b}') && !s.contains('\u{7}') && !s.contains('\u{0}'));
         assert!(s.contains("\nb\tc"));
         assert!(matches!(printable("plain"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_word_the_shell_would_split_or_expand_is_single_quoted() {
+        assert_eq!(shell_word("/tmp/kb/other.toml"), "/tmp/kb/other.toml");
+        assert_eq!(shell_word("/tmp/my notes/c.toml"), "'/tmp/my notes/c.toml'");
+        assert_eq!(shell_word("it's.toml"), r"'it'\''s.toml'");
+        assert_eq!(shell_word("~x"), "'~x'");
+        assert_eq!(shell_word(""), "''");
     }
 }

@@ -114,6 +114,19 @@ fn a_deleted_note_named_again_says_how_to_forget_it() {
 }
 
 #[test]
+fn the_prune_hint_for_a_deleted_note_quotes_a_folder_with_a_space_for_the_shell() {
+    let env = Env::new();
+    env.write("my notes/a.md", "# Alpha\n\nThe heron stands in the shallows.\n");
+    env.write("my notes/b.md", "# Beta\n\nLanterns need wicks.\n");
+    let folder = env.path("my notes");
+    env.ok(&["ingest", folder.to_str().unwrap()]);
+    let gone = env.path("my notes/a.md");
+    std::fs::remove_file(&gone).unwrap();
+    let err = stderr(&env.run(&["ingest", gone.to_str().unwrap()]));
+    assert!(err.contains(&format!("`kebab ingest --prune '{}'`", folder.display())), "{err}");
+}
+
+#[test]
 fn a_re_run_says_how_many_notes_are_gone_and_that_prune_removes_it_or_them() {
     let (env, notes) = ingested_notes();
     std::fs::remove_file(env.path("notes/a.md")).unwrap();

@@ -82,7 +82,7 @@ fn next_steps(given: &Given) -> Vec<String> {
     let mut kebab = String::from("kebab");
     for (flag, path) in [("--config", given.config), ("--data-dir", given.data_dir)] {
         if let Some(path) = path {
-            kebab.push_str(&format!(" {flag} {}", shell_word(&path.to_string_lossy())));
+            kebab.push_str(&format!(" {flag} {}", crate::script::shell_word(&path.to_string_lossy())));
         }
     }
     let steps = [
@@ -92,28 +92,4 @@ fn next_steps(given: &Given) -> Vec<String> {
     ];
     let width = steps.iter().map(|(cmd, _)| cmd.chars().count()).max().unwrap_or(0).max(24);
     steps.iter().map(|(cmd, why)| format!("  {cmd:<width$}  # {why}")).collect()
-}
-
-/// `word` as a POSIX shell reads it back: as it is when it holds nothing the
-/// shell would split or expand, else in single quotes (a `'` inside written `'\''`).
-fn shell_word(word: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_word_the_shell_would_split_or_expand_is_single_quoted() {
-        assert_eq!(shell_word("/tmp/kb/other.toml"), "/tmp/kb/other.toml");
-        assert_eq!(shell_word("/tmp/my notes/c.toml"), "'/tmp/my notes/c.toml'");
-        assert_eq!(shell_word("it's.toml"), r"'it'\''s.toml'");
-        assert_eq!(shell_word("~x"), "'~x'");
-        assert_eq!(shell_word(""), "''");
-    }
 }
