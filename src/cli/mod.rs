@@ -381,8 +381,10 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
     }
     // A named pipe, socket or device: opening it (SQLite, or the check of
     // whether it may be written) waits for a writer for ever. Doctor too.
+    // Doctor is not spared these two: it would hang on the one and advise init on the other.
+    let prints_paths = matches!(command, Command::Config(config_cmd::Command::Path));
     let special = std::fs::metadata(&paths.database).is_ok_and(|m| !m.is_dir() && !m.is_file());
-    if special && !matches!(command, Command::Config(config_cmd::Command::Path)) {
+    if special && !prints_paths {
         return Err(UserError::new(
             "bad_input",
             format!("the database {} is not a regular file (a named pipe, socket or device)", paths.database.display()),
@@ -396,7 +398,7 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
     // A symlink to nothing: reading commands said "nothing is indexed yet",
     // and ingest then failed with "unable to open database file", no hint.
     let dangling = std::fs::symlink_metadata(&paths.database).is_ok_and(|m| m.file_type().is_symlink()) && !paths.database.exists();
-    if dangling && !matches!(command, Command::Config(config_cmd::Command::Path)) {
+    if dangling && !prints_paths {
         let to = std::fs::read_link(&paths.database).unwrap_or_default();
         return Err(UserError::new(
             "bad_input",
