@@ -96,7 +96,7 @@ fn commands_are_checked_against_the_table() {
     let (code, out, _) = repl(&env, &["--repl"], ":cit 1\n:k 0\n:mode sideways\n:help\n:quit\nnever asked\n");
     assert_eq!(code, 0);
     assert!(out.contains("unknown command :cit; did you mean :cite?"), "{out}");
-    assert!(out.contains("\"0\" is not a number from 1 to 1000 (usage: :k N)"), "{out}");
+    assert!(out.contains("\"0\" is not a number from 1 to 10000 (usage: :k N)"), "{out}");
     assert!(out.contains("unknown mode \"sideways\""), "{out}");
     assert!(out.contains(":session [NAME | list | new [NAME] | rm NAME | export [FILE]]"), "{out}");
     // :quit stops reading: the last line is never asked.

@@ -313,16 +313,10 @@ pub fn at_least_one(flag: &str, n: i64, hint: &str) -> Result<usize> {
     Ok(usize::try_from(n)?)
 }
 
-/// `-k` checked: at least 1 (as `at_least_one`) and at most `config::MAX_K`;
-/// a ranking holds room for k hits, and a k in the billions aborted the
-/// process for want of memory.
+/// `-k` checked (`config::checked_k`): a ranking holds room for k hits, and
+/// a k in the billions aborted the process for want of memory.
 pub fn k_flag(n: i64, hint: &str) -> Result<usize> {
-    let k = at_least_one("-k", n, hint)?;
-    if k > crate::config::MAX_K {
-        let max = crate::config::MAX_K;
-        return Err(crate::error::UserError::new("bad_input", format!("-k must be at most {max}")).with_hint(hint).into());
-    }
-    Ok(k)
+    crate::config::checked_k(n).map_err(|why| crate::error::UserError::new("bad_input", format!("-k {why}")).with_hint(hint).into())
 }
 
 /// The nearest existing folder above a path not there yet, when it is a file
@@ -370,30 +364,22 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
             .with_hint(data_dir_hint)
             .into());
     }
+    const NOT_A_FILE: &str = "kebab keeps its index in the file kebab.db of the data dir: move what is there aside, \
+                              or point --data-dir (or KEBAB_DATA_DIR) at another folder";
     // SQLite would say only "unable to open database file" (exit 2, no hint), naming no folder.
     if paths.database.is_dir() && !naming_only {
         return Err(UserError::new("bad_input", format!("the database {} is a folder, not a file", paths.database.display()))
-            .with_hint(
-                "kebab keeps its index in the file kebab.db of the data dir: move that folder aside, \
-                 or point --data-dir (or KEBAB_DATA_DIR) at another folder",
-            )
+            .with_hint(NOT_A_FILE)
             .into());
     }
-    // A named pipe, socket or device: opening it (SQLite, or the check of
-    // whether it may be written) waits for a writer for ever. Doctor too.
-    // Doctor is not spared these two: it would hang on the one and advise init on the other.
+    // Doctor is not spared the next two: opening a named pipe, socket or
+    // device waits for a writer for ever, and for a symlink to nothing it
+    // would advise `init`.
     let prints_paths = matches!(command, Command::Config(config_cmd::Command::Path));
     let special = std::fs::metadata(&paths.database).is_ok_and(|m| !m.is_dir() && !m.is_file());
     if special && !prints_paths {
-        return Err(UserError::new(
-            "bad_input",
-            format!("the database {} is not a regular file (a named pipe, socket or device)", paths.database.display()),
-        )
-        .with_hint(
-            "kebab keeps its index in the file kebab.db of the data dir: move that one aside, \
-             or point --data-dir (or KEBAB_DATA_DIR) at another folder",
-        )
-        .into());
+        let message = format!("the database {} is not a regular file (a named pipe, socket or device)", paths.database.display());
+        return Err(UserError::new("bad_input", message).with_hint(NOT_A_FILE).into());
     }
     // A symlink to nothing: reading commands said "nothing is indexed yet",
     // and ingest then failed with "unable to open database file", no hint.

@@ -103,6 +103,17 @@ impl Default for WorkspaceConfig {
 /// and an MCP call's `k` (a ranking holds room for k hits).
 pub const MAX_K: usize = 10_000;
 
+/// `k` hits asked for (`-k`, an MCP call's `k`), or what is wrong with it
+/// ("must be at least 1"), for the caller to say under the name it was given
+/// by. Read signed, so -1 gets the same words as 0.
+pub fn checked_k(k: i64) -> Result<usize, String> {
+    match usize::try_from(k) {
+        Ok(k) if (1..=MAX_K).contains(&k) => Ok(k),
+        Ok(k) if k > MAX_K => Err(format!("must be at most {MAX_K}")),
+        _ => Err("must be at least 1".to_string()),
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {

@@ -294,7 +294,7 @@ fn resolve_targets(store: &Store, cfg: &Config, config_dir: &Path, paths: &[Path
                 let hint = match remembered::still_held(store, &p, &e)? {
                     Some((n, root)) => format!(
                         "the index still holds {} from it; `kebab ingest --prune {}` forgets what is gone from that folder",
-                        if n == 1 { "1 document".to_string() } else { format!("{n} documents") },
+                        crate::script::count(n, "document"),
                         crate::script::shell_word(&root.to_string_lossy())
                     ),
                     None => "check the path exists and is readable".to_string(),

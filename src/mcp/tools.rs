@@ -204,17 +204,11 @@ fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
     UserError::new("bad_input", message).with_hint(hint).into()
 }
 
-/// `k` checked as the command line checks `-k`: below 1 (0 or negative) is
-/// one message, where serde said "0 or more" for -1 and 0 was then refused.
+/// `k` checked as the command line checks `-k` (`config::checked_k`): -1 gets
+/// the words 0 gets, where serde said "0 or more" and 0 was then refused.
 fn check_k(k: Option<i64>) -> Result<Option<usize>> {
-    match k {
-        Some(k) if k < 1 => Err(bad("k must be at least 1", "leave k out for the configured default (search.default_k)")),
-        Some(k) if k > crate::config::MAX_K as i64 => {
-            Err(bad(format!("k must be at most {}", crate::config::MAX_K), "leave k out for the configured default (search.default_k)"))
-        }
-        Some(k) => Ok(Some(usize::try_from(k)?)),
-        None => Ok(None),
-    }
+    let hint = "leave k out for the configured default (search.default_k)";
+    k.map(|k| crate::config::checked_k(k).map_err(|why| bad(format!("k {why}"), hint))).transpose()
 }
 
 /// The mode a call runs in: the one asked for (an error when it cannot run)

@@ -1,6 +1,7 @@
 //! The REPL's command table. One table drives `:help`, Tab completion and
 //! argument checking, so the three can never disagree.
 
+use crate::config::MAX_K;
 use crate::search::Mode;
 
 /// What a command's arguments complete to.
@@ -52,8 +53,6 @@ pub enum SessionCmd {
     Export(Option<String>),
 }
 
-/// Largest `:k`.
-pub const MAX_K: usize = 1000;
 
 pub const TABLE: &[Spec] = &[
     Spec { name: "help", usage: ":help", help: "this list", complete: Complete::Nothing, check: |a| none(a, Parsed::Help) },

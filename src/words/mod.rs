@@ -274,7 +274,7 @@ pub fn topic_terms(text: &str, negation: Negation) -> Vec<Term> {
         .filter(|t| {
             !framing.contains(&t.word.as_str()) && !is_question_word(&t.word) && !is_filler(&t.word) && !NOT_TOPICS.contains(&strip_particle(&t.word))
                 && !is_korean_function_word(&t.word)
-                && !counts_in_one_word(&t.word)
+                && count_in_one_word(&t.word).is_none()
                 && (!price || !names_price(&t.word))
         })
         .collect();
@@ -362,17 +362,15 @@ pub fn listed(question: &str) -> Option<usize> {
         if let Some(k) = KO.iter().position(|e| e == w) {
             return next.filter(|n| COUNTERS.contains(n)).map(|_| k + 2);
         }
-        let digits = w.chars().take_while(char::is_ascii_digit).count();
-        let n: usize = w[..digits].parse().ok().filter(|n| (2..=9).contains(n))?;
-        counts_in_one_word(w).then_some(n)
+        count_in_one_word(w).filter(|n| (2..=9).contains(n))
     })
 }
 
-/// Whether `word` is a count written as one word, a number run into its
+/// The number of a count written as one word, a number run into its
 /// counter (`3가지가`), as `세 가지` is two.
-fn counts_in_one_word(word: &str) -> bool {
+fn count_in_one_word(word: &str) -> Option<usize> {
     let digits = word.chars().take_while(char::is_ascii_digit).count();
-    digits > 0 && COUNTERS.contains(&strip_particle(&word[digits..]))
+    COUNTERS.contains(&strip_particle(&word[digits..])).then(|| word[..digits].parse().ok()).flatten()
 }
 
 /// Months and weekdays, in full and as notes shorten them.
