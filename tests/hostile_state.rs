@@ -249,6 +249,20 @@ fn a_data_dir_under_a_file_is_named_as_such_by_every_command() {
     assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
 }
 
+/// `args` exited 1 saying `says` with a hint that names `--data-dir`; with
+/// `--json`, as an error document of code `bad_input`.
+fn refused_saying(args: &[&str], out: &std::process::Output, says: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    if args[0] == "--json" {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["code"], "bad_input", "{v}");
+        assert!(v["message"].as_str().unwrap().contains(says), "{v}");
+    } else {
+        assert!(err.contains(says) && err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn a_kebab_db_that_is_a_folder_is_named_as_such_with_a_hint() {
     // Every command failed with "cannot open database …/kebab.db: unable to
@@ -257,15 +271,14 @@ fn a_kebab_db_that_is_a_folder_is_named_as_such_with_a_hint() {
     env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
     std::fs::create_dir_all(env.database()).unwrap();
     let notes = env.notes();
-    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["sessions", "list"]] {
-        let out = env.run(&args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains(&format!("the database {} is a folder, not a file", env.database().display())), "{args:?}: {err}");
-        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    let says = format!("the database {} is a folder, not a file", env.database().display());
+    let commands = [
+        vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["sessions", "list"],
+        vec!["--json", "stats"],
+    ];
+    for args in commands {
+        refused_saying(&args, &env.run(&args), &says);
     }
-    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "stats"]).stdout).unwrap();
-    assert_eq!(v["code"], "bad_input", "{v}");
     assert!(env.database().is_dir(), "the folder was left as it is");
     // `config path` still says where it is.
     assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
@@ -281,7 +294,12 @@ fn a_kebab_db_that_is_a_named_pipe_is_refused_not_waited_on() {
     let made = std::process::Command::new("mkfifo").arg(env.database()).status().unwrap();
     assert!(made.success());
     let notes = env.notes();
-    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["doctor"], vec!["--json", "sessions", "list"]] {
+    let says = format!("the database {} is not a regular file", env.database().display());
+    let commands = [
+        vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["doctor"],
+        vec!["--json", "sessions", "list"],
+    ];
+    for args in commands {
         let mut child = env.cmd(&args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
         let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while child.try_wait().unwrap().is_none() {
@@ -291,16 +309,7 @@ fn a_kebab_db_that_is_a_named_pipe_is_refused_not_waited_on() {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let out = child.wait_with_output().unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        if args[0] == "--json" {
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(v["code"], "bad_input", "{v}");
-        } else {
-            assert!(err.contains(&format!("the database {} is not a regular file", env.database().display())), "{args:?}: {err}");
-            assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
-        }
+        refused_saying(&args, &child.wait_with_output().unwrap(), &says);
     }
     assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
 }
@@ -316,16 +325,15 @@ fn a_kebab_db_that_is_a_dangling_symlink_is_named_with_where_it_points() {
     let target = env.path("unmounted/disk/kebab.db");
     std::os::unix::fs::symlink(&target, env.database()).unwrap();
     let notes = env.notes();
-    for args in [vec!["stats"], vec!["search", "tea"], vec!["ingest", notes.to_str().unwrap()], vec!["init"], vec!["doctor"]] {
-        let out = env.run(&args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        let says = format!("the database {} is a symlink to {}, which is not there", env.database().display(), target.display());
-        assert!(err.contains(&says), "{args:?}: {err}");
-        assert!(err.contains("hint: ") && err.contains("--data-dir"), "{args:?}: {err}");
+    let says = format!("the database {} is a symlink to {}, which is not there", env.database().display(), target.display());
+    let notes = notes.to_str().unwrap();
+    let commands = [
+        vec!["stats"], vec!["search", "tea"], vec!["ingest", notes], vec!["init"], vec!["doctor"],
+        vec!["--json", "ingest", notes],
+    ];
+    for args in commands {
+        refused_saying(&args, &env.run(&args), &says);
     }
-    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "ingest", notes.to_str().unwrap()]).stdout).unwrap();
-    assert_eq!(v["code"], "bad_input", "{v}");
     assert_eq!(env.run(&["config", "path"]).status.code(), Some(0));
 }
 
