@@ -331,9 +331,13 @@ pub fn answer(g: &Grounding) -> String {
         // The best sentence brings the one after it, which often says the
         // rest (a definition's second half, the command); so does an
         // announcement ("First, let's take a look at the ownership rules."),
-        // which says nothing itself: what it announces comes next.
+        // which says nothing itself: what it announces comes next. Any quoted
+        // sentence brings a next one that introduces a list or code ("You can
+        // take five actions …", then "Those superpowers include:" and the five).
         let leads = k == 0 || score::only_announces(&indexed[c]);
-        let next = all[c].next.filter(|&x| leads && all[c].follow.is_empty() && !already_said(said, &all[x].text));
+        let next = all[c]
+            .next
+            .filter(|&x| (leads || !all[x].follow.is_empty()) && all[c].follow.is_empty() && !already_said(said, &all[x].text));
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());

@@ -275,6 +275,21 @@ fn an_announcement_quoted_after_the_best_sentence_brings_what_it_announces() {
 }
 
 #[test]
+fn a_sentence_quoted_after_the_best_brings_the_list_its_next_sentence_introduces() {
+    // "What extra powers does an unsafe block give you?" quoted "You can take
+    // five actions in unsafe Rust …" second, without "Those superpowers
+    // include the ability to:" and the five after it.
+    let ev = [
+        "Beekeepers in the club use special tools on every visit, and the club lends special tools to beekeepers.",
+        "A new keeper needs four special tools. Those tools are:\n\n- a smoker\n- a veil\n- a hive tool\n- gloves\n\nThe club shop sells them.",
+    ];
+    let a = answer(&grounding("Which special tools do beekeepers use?", &ev));
+    assert!(a.starts_with("\"Beekeepers in the club use special tools"), "{a}");
+    assert!(a.contains("\"A new keeper needs four special tools.\" [#2]\n\"Those tools are:\" [#2]"), "{a}");
+    assert!(a.contains("\"a smoker\" [#2]") && a.contains("\"gloves\" [#2]") && verified(&a, &ev), "{a}");
+}
+
+#[test]
 fn a_how_many_question_is_answered_by_the_sentence_with_the_count() {
     let ev = ["The hives on the roof were painted green and white last spring by the club.", "Three hives sit on the roof."];
     let a = answer(&grounding("How many hives are on the roof?", &ev));
