@@ -366,6 +366,15 @@ pub fn answer(g: &Grounding) -> String {
     {
         quotes.push(code);
     }
+    // A "how do I" answer names what to call or run: when no quote does,
+    // the best sentence that names code, from any entry, is quoted too.
+    let names_code = |i: usize| all[i].kind != UnitKind::Code && all[i].text.contains('`');
+    if kind == AskKind::HowTo
+        && !quotes.iter().any(|&i| names_code(i))
+        && let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= scored[0].0 * MISSING_SHARE && names_code(*i))
+    {
+        quotes.extend(all[i].quoted_with(i).filter(|j| !quotes.contains(j)).collect::<Vec<_>>());
+    }
     quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
 }
 

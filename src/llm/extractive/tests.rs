@@ -178,6 +178,23 @@ fn a_how_do_i_question_gets_the_command_from_the_next_passage_when_the_best_has_
 }
 
 #[test]
+fn a_how_do_i_answer_names_the_call_from_another_passage_when_its_sentences_name_none() {
+    // "How do I read the arguments given to my program on the command line?"
+    // quoted sentences close in meaning that restate it, and not "…, we'll
+    // need the `std::env::args` function" from the passage ranked third.
+    let ev = [
+        "The logger can already show the readings taken from every hive on the roof.",
+        "The readings of a hive are kept for a year.",
+        "To read the readings, we need the `hivelog::readings` function.",
+    ];
+    // Closeness in meaning, as the pipeline hands it: the restating sentence nearest.
+    let g = Grounding { closeness: vec![(0, 0.9), (1, 0.1), (2, 0.3)], ..grounding("How do I read the readings of each hive?", &ev) };
+    let a = answer(&g);
+    assert!(a.starts_with("\"The logger can already show"), "{a}");
+    assert!(a.contains("\"To read the readings, we need the `hivelog::readings` function.\" [#3]") && verified(&a, &ev), "{a}");
+}
+
+#[test]
 fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
     // "how do I add to a vector" quoted a RefCell sentence.
     let ev = [
