@@ -204,6 +204,30 @@ fn a_watched_folder_removed_and_made_again_is_still_watched() {
 }
 
 #[test]
+fn an_index_deleted_under_watch_stops_it_with_an_error_instead_of_writing_on_into_nothing() {
+    // Writing on into the unlinked file lost every change without a word.
+    let env = research_env();
+    env.write("notes/first.md", "# First\n\nA heron stood in the pond.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    poll(&env, "heron", "the first note", |h| paths(h) == ["notes/first.md"]);
+    std::fs::remove_dir_all(env.path("data/kebab")).unwrap();
+    env.write("notes/second.md", "# Second\n\nAn egret waded in the shallows.\n");
+    let end = Instant::now() + DEADLINE;
+    let status = loop {
+        if let Some(status) = watch.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < end, "kebab watch went on with its index deleted; events: {:?}", watch.seen);
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut watch.child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    let db = env.database();
+    assert!(err.contains(&format!("{} was deleted or replaced", db.display())) && err.contains("kebab watch"), "{err}");
+}
+
+#[test]
 fn watch_is_refused_under_readonly() {
     let env = research_env();
     std::fs::create_dir_all(env.notes()).unwrap();

@@ -6,10 +6,11 @@
 //! `watch_event.v1` object per line). A watched folder that disappears is
 //! watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
-//! others are watched. Ctrl-C finishes the file in hand and exits 0.
+//! others are watched. An index deleted or replaced under it stops it
+//! (exit 1). Ctrl-C finishes the file in hand and exits 0.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -63,11 +64,15 @@ struct Arms {
     armed: Vec<Option<(u64, u64)>>,
 }
 
-/// The identity of the folder at `path` now: a folder removed and made again
-/// has a new inode, and the watch on the old one is dead.
-fn folder_id(path: &std::path::Path) -> Option<(u64, u64)> {
+/// The identity (device, inode) of what is at `path` now: a folder removed
+/// and made again has a new inode, and the watch on the old one is dead.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().filter(|m| m.is_dir()).map(|m| (m.dev(), m.ino()))
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    file_id(path).filter(|_| path.is_dir())
 }
 
 impl Arms {
@@ -167,10 +172,19 @@ impl Pending {
     }
 }
 
-/// Handles debounced batches until Ctrl-C.
+/// Handles debounced batches until Ctrl-C, or until the index is deleted
+/// or replaced under it: its open file would take every later change into
+/// nothing.
 fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms, rx: &Receiver<notify::Result<notify::Event>>) -> Result<()> {
+    let index = sync.store.path().to_path_buf();
+    let index_id = file_id(&index);
     let mut pending = Pending::default();
     while !sync.stop.load(Ordering::SeqCst) {
+        if file_id(&index) != index_id {
+            return Err(UserError::new("not_found", format!("{} was deleted or replaced while kebab watch ran", index.display()))
+                .with_hint("run `kebab watch` again: it indexes the notes anew and catches up with what changed")
+                .into());
+        }
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
                 // An event naming a watched folder itself: it was removed or
