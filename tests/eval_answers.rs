@@ -130,3 +130,26 @@ fn a_model_server_that_fails_is_counted_not_fatal() {
     assert_eq!(v["refusals"]["model_error"], 1.0);
     assert!(v["rows"][0]["error"].as_str().unwrap().contains("500"), "{v}");
 }
+
+#[test]
+fn eval_files_saved_with_a_utf8_byte_order_mark_are_read_as_ingest_reads_them() {
+    // Notepad and spreadsheet exports write "UTF-8 with BOM"; ingest reads such
+    // a JSONL file, and every eval command said `FILE:1: expected value at
+    // line 1 column 1` for it.
+    let env = env_with("provider = \"extractive\"");
+    let bom = |name: &str| {
+        let mut bytes = b"\xef\xbb\xbf".to_vec();
+        bytes.extend(std::fs::read(fixture(name)).unwrap());
+        env.write(&format!("bom/{name}"), bytes)
+    };
+    let (q, a) = (bom("queries.jsonl"), bom("answers.jsonl"));
+    let v = env.json(&set_args(q.to_str().unwrap(), a.to_str().unwrap()));
+    assert_eq!((v["questions"].as_u64(), v["contains_gold"].as_f64()), (Some(5), Some(0.8)), "{v}");
+    let qrels = env.write("bom/qrels.tsv", "\u{feff}q1\tlighthouse\t1\n");
+    let v = env.json(&["eval", "retrieval", "--queries", q.to_str().unwrap(), "--qrels", qrels.to_str().unwrap()]);
+    assert_eq!((v["queries"].as_u64(), v["mrr_at_10"].as_f64()), (Some(1), Some(1.0)), "{v}");
+    let line = r#"{"id":"g1","question":"When was the lighthouse built?","kind":"answerable","sources":["corpus.jsonl"]}"#;
+    let set = env.write("bom/gate.jsonl", format!("\u{feff}{line}\n"));
+    let v = env.json(&["eval", "gate", "--set", set.to_str().unwrap()]);
+    assert_eq!(v["schema_version"], "eval_gate.v2", "{v}");
+}
