@@ -223,3 +223,37 @@ fn an_empty_pdf_is_reported_as_empty() {
     assert_eq!(s["skipped_files"][0]["path"], "notes/blank.pdf", "{s}");
     assert!(s["skipped_files"][0]["reason"].as_str().unwrap().contains("empty (0 bytes)"), "{s}");
 }
+
+#[test]
+fn an_html_page_with_no_readable_text_is_reported_not_indexed_empty() {
+    // A page whose text a script writes, or whose article sits in a <nav> left
+    // open, was counted "added" with 0 chunks: nothing in it could be found,
+    // and nothing said so.
+    let env = env();
+    let app = "<html><head><title>Dashboard</title><script>render('quince')</script></head><body></body></html>";
+    env.write("notes/app.html", app);
+    env.write("notes/open-nav.html", "<body><nav>Menu<main><p>The quince harvest was late.</p></main></body>");
+    env.write("notes/blank.html", "");
+    env.write("notes/note.md", "# Note\n\nA good note.\n");
+    let s = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(s["added"], 1, "{s}");
+    let skipped = s["skipped_files"].as_array().unwrap();
+    let reasons: Vec<(&str, &str)> = skipped.iter().map(|f| (f["path"].as_str().unwrap(), f["reason"].as_str().unwrap())).collect();
+    assert_eq!(reasons.len(), 3, "{s}");
+    for (path, reason) in &reasons {
+        assert!(reason.contains("no readable text") && reason.contains("workspace.exclude"), "{path}: {reason}");
+    }
+    let blank = reasons.iter().find(|(p, _)| *p == "notes/blank.html").unwrap().1;
+    assert!(blank.contains("empty (0 bytes)"), "{blank}");
+    assert!(reasons.iter().find(|(p, _)| *p == "notes/open-nav.html").unwrap().1.contains("left open"), "{reasons:?}");
+    let docs = env.json(&["docs"]);
+    assert_eq!(docs["documents"].as_array().unwrap().len(), 1, "{docs}");
+
+    // A page that had text and lost it is written, so its old text goes.
+    env.write("notes/was.html", "<p>The pear harvest.</p>");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(hits(&env, "pear").len(), 1);
+    env.write("notes/was.html", "<script>pear()</script>");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    assert!(hits(&env, "pear").is_empty(), "the old text is still found");
+}

@@ -107,6 +107,13 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
             }
             "html" => {
                 let doc = html::chunk_html(text, reading.limits);
+                // A page with nothing to search (its text written by a script,
+                // or inside what is left out) is said to be so, as a scanned PDF
+                // is, not counted "added" with 0 chunks. One indexed before is
+                // written, so that its old text goes.
+                if doc.chunks.is_empty() && indexed.is_none_or(|(_, docs)| *docs == 0) {
+                    return Err(html_without_text(bytes.is_empty()));
+                }
                 vec![DocumentInput {
                     external_id: path.clone(),
                     path,
@@ -280,6 +287,16 @@ fn write_files(
         }
     }
     Ok(seen)
+}
+
+/// Why an HTML page that gave no chunk is skipped, and what to do about it.
+fn html_without_text(empty: bool) -> String {
+    let what = if empty { "empty (0 bytes): no readable text" } else { "no readable text" };
+    format!(
+        "{what} (kebab leaves out <script>, <style>, <nav>, <header>, <footer> and <aside>, and an element left open, \
+         such as <nav> without </nav>, hides the rest of the page); save the page as a browser shows it, \
+         or list it in workspace.exclude"
+    )
 }
 
 fn too_big(bytes: u64, max: u64) -> String {
