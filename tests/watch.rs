@@ -376,3 +376,25 @@ fn folder_symlinks_under_a_watched_folder_are_not_followed() {
         || e.to_string().contains("notes/late/")), "{:?}", watch.seen);
     watch.interrupt();
 }
+
+#[test]
+fn a_bad_jsonl_line_saved_under_watch_is_reported_as_ingest_reports_it() {
+    // `kebab ingest` says `skipped notes/g.jsonl:2: not valid JSON …`; watch
+    // indexed the good records and said nothing of the line it dropped, even
+    // when that line was the only change.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    std::fs::create_dir_all(env.notes()).unwrap();
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    let good = "{\"_id\": \"kiln\", \"text\": \"The kiln fires at dawn.\"}\n";
+    env.write("notes/g.jsonl", format!("{good}{{\"_id\": \"oops\", \"text\": \n"));
+    watch.wait_for("the added event", |e| e["event"] == "added" && e["path"] == "notes/g.jsonl");
+    let e = watch.wait_for("the bad line's event", |e| e["event"] == "skipped");
+    assert_eq!(e["path"], "notes/g.jsonl:2", "{e}");
+    assert!(e["reason"].as_str().unwrap().contains("not valid JSON"), "{e}");
+    // The good record is unchanged; the new bad line is still said.
+    env.write("notes/g.jsonl", format!("{good}{{\"_id\": \"oops\", \"text\": \n[1]\n"));
+    let e = watch.wait_for("the new bad line's event", |e| e["event"] == "skipped" && e["path"] == "notes/g.jsonl:3");
+    assert!(e["reason"].as_str().unwrap().contains("not a JSON object"), "{e}");
+    watch.interrupt();
+}

@@ -194,7 +194,7 @@ impl Watched {
             if sync.stop.load(Ordering::SeqCst) {
                 return Ok(());
             }
-            if let Some(change) = self.index_file(sync, &p)? {
+            for change in self.index_file(sync, &p)? {
                 on(&change);
             }
         }
@@ -317,33 +317,43 @@ impl Watched {
     }
 
     /// Indexes one file the way `kebab ingest` does (unchanged bytes are
-    /// passed over), then embeds its new chunks.
-    fn index_file(&self, sync: &mut Reconcile, p: &Present) -> Result<Option<Change>> {
+    /// passed over), then embeds its new chunks. The JSONL lines left out
+    /// follow as skipped `FILE:LINE`, as `kebab ingest` reports them, even
+    /// when no record changed (a line just broken is the news).
+    fn index_file(&self, sync: &mut Reconcile, p: &Present) -> Result<Vec<Change>> {
         let started = Instant::now();
         let r = &self.roots[p.root];
         let path = format!("{}/{}", r.name, p.cand.rel);
         let result = super::ingest_file(sync.store, r.root_id, &r.name, &p.cand, sync.cfg, &ChunkLimits::default(), false);
-        let outcome = match result {
-            Ok(file) => file.outcome,
-            Err(FileError::Skip(reason)) => return Ok(Some(Change::Skipped { path, reason })),
+        let file = match result {
+            Ok(file) => file,
+            Err(FileError::Skip(reason)) => return Ok(vec![Change::Skipped { path, reason }]),
             Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {path}"))),
         };
+        let bad_lines: Vec<Change> = file
+            .bad_lines
+            .into_iter()
+            .map(|bad| Change::Skipped { path: format!("{path}:{}", bad.line), reason: bad.reason })
+            .collect();
+        let outcome = file.outcome;
         if outcome.added + outcome.updated + outcome.removed == 0 {
-            return Ok(None);
+            return Ok(bad_lines);
         }
-        if let Some(model) = sync.embedder
+        let change = if let Some(model) = sync.embedder
             && let Err(e) = super::embed::embed_missing(sync.store, model, false, &mut |_, _| {})
         {
             // The text is indexed; vectors follow on the next change or ingest.
-            return Ok(Some(Change::Skipped { path, reason: format!("indexed, but not embedded: {e:#}") }));
-        }
-        let chunks = outcome.chunks_written;
-        let elapsed_ms = started.elapsed().as_millis() as u64;
-        Ok(Some(if outcome.added > 0 && outcome.updated == 0 {
-            Change::Added { path, chunks, elapsed_ms }
+            Change::Skipped { path, reason: format!("indexed, but not embedded: {e:#}") }
         } else {
-            Change::Updated { path, chunks, elapsed_ms }
-        }))
+            let chunks = outcome.chunks_written;
+            let elapsed_ms = started.elapsed().as_millis() as u64;
+            if outcome.added > 0 && outcome.updated == 0 {
+                Change::Added { path, chunks, elapsed_ms }
+            } else {
+                Change::Updated { path, chunks, elapsed_ms }
+            }
+        };
+        Ok(std::iter::once(change).chain(bad_lines).collect())
     }
 }
 
