@@ -271,6 +271,32 @@ fn eval_gate_and_attribution_on_an_empty_set_say_so_instead_of_scoring_nothing()
 }
 
 #[test]
+fn a_set_line_with_a_blank_question_or_an_answerable_one_without_sources_is_named_not_scored() {
+    // Each was asked and scored: a blank question as refused (an off-topic
+    // success), an answerable question without sources as never citing one.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let good = r#"{"id":"g1","question":"How long does green tea steep?","kind":"answerable","sources":["tea.md"]}"#;
+    let blank = r#"{"id":"g2","question":"  ","kind":"off_topic"}"#;
+    let unsourced = r#"{"id":"g3","question":"How long does green tea steep?","kind":"answerable"}"#;
+    let turn = r#"{"id":"d1","turns":[{"question":"tea?","kind":"first"},{"question":"","kind":"followup"}]}"#;
+    for (name, text, says) in [
+        ("blank.jsonl", format!("{good}\n{blank}\n"), "blank.jsonl:2: question \"g2\" has an empty question"),
+        ("unsourced.jsonl", format!("{good}\n\n{unsourced}\n"), "unsourced.jsonl:3: question \"g3\" is answerable but names no"),
+        ("turns.jsonl", format!("{turn}\n"), "turns.jsonl:1: turn 2 of dialogue \"d1\" has an empty question"),
+    ] {
+        let file = env.write(name, text);
+        let args = if name == "turns.jsonl" { vec!["eval", "dialogues"] } else { vec!["eval", "gate", "--set"] };
+        let out = env.run(&[args, vec![file.to_str().unwrap()]].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(says) && err.contains("hint: "), "{name}: {err}");
+    }
+}
+
+#[test]
 fn usage_errors_exit_1_and_help_exits_0() {
     let env = Env::new();
     assert_eq!(env.run(&["frobnicate"]).status.code(), Some(1));

@@ -183,6 +183,11 @@ fn read(file: &Path) -> Result<Vec<Dialogue>> {
         if d.turns.is_empty() {
             return Err(UserError::new("bad_input", format!("{}:{line}: dialogue {:?} has no turns", file.display(), d.id)).into());
         }
+        // Asked, it would be scored as a refusal, silently.
+        if let Some(n) = d.turns.iter().position(|t| t.question.trim().is_empty()) {
+            let message = format!("{}:{line}: turn {} of dialogue {:?} has an empty question", file.display(), n + 1, d.id);
+            return Err(UserError::new("bad_input", message).with_hint(format!("each line is {shape}")).into());
+        }
         out.push(d);
     }
     Ok(out)

@@ -188,7 +188,25 @@ pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
 
 fn read(set: &Path) -> Result<Vec<Item>> {
     let shape = "{\"id\",\"question\",\"kind\",\"sources\",\"facts\"}; see docs/gate.md";
-    Ok(super::read_jsonl(set, "", shape)?.into_iter().map(|(_, item)| item).collect())
+    let mut out = Vec::new();
+    for (line, item) in super::read_jsonl::<Item>(set, "", shape)? {
+        // Either would be scored, silently: a blank question as refused (an
+        // off-topic success), an answerable one without sources as never
+        // citing them.
+        let wrong = if item.question.trim().is_empty() {
+            Some("has an empty question")
+        } else if item.kind == Kind::Answerable && item.sources.is_empty() {
+            Some("is answerable but names no \"sources\" (the file names an answer should cite)")
+        } else {
+            None
+        };
+        if let Some(wrong) = wrong {
+            let message = format!("{}:{line}: question {:?} {wrong}", set.display(), item.id);
+            return Err(UserError::new("bad_input", message).with_hint(format!("each line is {shape}")).into());
+        }
+        out.push(item);
+    }
+    Ok(out)
 }
 
 /// Whether every fact has one of its phrasings in `answer` (case and
