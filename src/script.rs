@@ -1,6 +1,17 @@
 //! Script-aware text helpers: which characters are Hangul/CJK, a document's
 //! rough language, token estimates, and making untrusted text safe to print.
 
+/// The encoding a UTF-16 or UTF-32 byte-order mark at the start names (how
+/// Windows editors save "Unicode"), for an error that says which `iconv -f`
+/// converts the file: notes and the config file alike.
+pub fn utf16_or_32(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32"),
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("UTF-16"),
+        _ => None,
+    }
+}
+
 /// Hangul syllables and jamo, CJK ideographs, kana: scripts written without
 /// spaces between words (or, for Hangul, with particles glued to words), which
 /// the word tokenizer cannot split and the trigram index covers.

@@ -68,6 +68,20 @@ fn a_config_saved_as_latin1_names_the_file_the_line_and_how_to_convert_it() {
 }
 
 #[test]
+fn a_config_saved_as_utf16_says_so_and_how_to_convert_it_not_latin1() {
+    // Windows PowerShell's `>` and Notepad's "Unicode" write UTF-16 with a
+    // byte-order mark; the hint said `iconv -f latin1`, which makes a worse file.
+    let env = Env::new();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend("[search]\ndefault_k = 3\n".encode_utf16().flat_map(u16::to_le_bytes));
+    env.write("config/kebab/config.toml", bytes);
+    let (code, stdout, stderr) = run(&env, &["config", "show"]);
+    assert_eq!(code, Some(1), "{stdout} {stderr}");
+    assert!(stderr.contains("config/kebab/config.toml is UTF-16 text, not UTF-8"), "{stderr}");
+    assert!(stderr.contains("iconv -f utf-16 -t utf-8") && !stderr.contains("latin1"), "{stderr}");
+}
+
+#[test]
 fn doctor_reports_a_malformed_config_instead_of_panicking() {
     let env = Env::new();
     for (text, key) in BAD_CONFIGS {

@@ -289,6 +289,11 @@ impl Config {
                 .into());
             }
         };
+        if let Some(form) = crate::script::utf16_or_32(&bytes) {
+            return Err(UserError::new("config", format!("config file {} is {form} text, not UTF-8", path.display()))
+                .with_hint(format!("convert it: `iconv -f {} -t utf-8`", form.to_lowercase()))
+                .into());
+        }
         // Saved by an editor set to Latin-1, say: name the line and the fix.
         let text = String::from_utf8(bytes).map_err(|e| {
             let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;

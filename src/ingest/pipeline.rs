@@ -307,7 +307,7 @@ fn too_big(bytes: u64, max: u64) -> String {
 fn decode(bytes: &[u8]) -> Result<&str, String> {
     // Windows editors save "Unicode" as UTF-16 with a byte-order mark; its
     // ASCII has NUL bytes, which would otherwise call the note binary.
-    if let Some(form) = utf16_or_32(bytes) {
+    if let Some(form) = crate::script::utf16_or_32(bytes) {
         return Err(format!(
             "{form} text, not UTF-8; convert it (e.g. `iconv -f {} -t utf-8`) or list it in workspace.exclude",
             form.to_lowercase()
@@ -323,13 +323,4 @@ fn decode(bytes: &[u8]) -> Result<&str, String> {
         )
     })?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
-}
-
-/// The encoding a UTF-16 or UTF-32 byte-order mark at the start names.
-fn utf16_or_32(bytes: &[u8]) -> Option<&'static str> {
-    match bytes {
-        [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32"),
-        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some("UTF-16"),
-        _ => None,
-    }
 }
