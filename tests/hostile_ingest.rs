@@ -476,3 +476,28 @@ fn a_symlink_to_a_device_named_on_the_command_line_is_reported_under_the_links_o
     assert_eq!(roots.as_array().unwrap().len(), 1, "{roots}");
     assert_eq!(roots[0]["name"], "notes", "{roots}");
 }
+
+#[test]
+fn an_empty_front_matter_block_is_front_matter_not_a_chunk_of_dashes() {
+    // Jekyll's `---` `---` with nothing between (how a page without settings
+    // asks to be processed) was not taken for front matter: it was indexed as
+    // a chunk holding only the two fences.
+    let env = env();
+    env.write("notes/page.md", "---\n---\n# Kiln log\n\nThe kiln cooled overnight.\n");
+    env.write("notes/blank.md", "---\r\n\r\n---\r\nThe glaze crazed.\r\n");
+    env.write("notes/bom.md", "\u{feff}---\n---\nThe slip thickened.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let mut chunks = conn
+        .prepare("SELECT d.path, c.text, c.line_start FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY d.path")
+        .unwrap();
+    let rows: Vec<(String, String, i64)> =
+        chunks.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect();
+    let expected = [
+        ("notes/blank.md", "The glaze crazed.", 4),
+        ("notes/bom.md", "The slip thickened.", 3),
+        ("notes/page.md", "# Kiln log\n\nThe kiln cooled overnight.", 3),
+    ];
+    let expected: Vec<(String, String, i64)> = expected.iter().map(|(p, t, l)| (p.to_string(), t.to_string(), *l)).collect();
+    assert_eq!(rows, expected);
+}

@@ -210,6 +210,12 @@ fn front_matter_span(src: &str, bom: usize, lines: &Lines) -> Option<(u32, u32)>
         return None;
     }
     let close = (2..=lines.count()).find(|&n| matches!(lines.line(n).trim_end_matches([' ', '\r']), "---" | "..."))?;
+    // An empty block (Jekyll's `---` `---`: a page with no settings) is front
+    // matter too, though pulldown-cmark reads it as two thematic breaks.
+    let fence = |n: u32| lines.line(n).trim_end_matches([' ', '\r']);
+    if fence(1).trim_start_matches('\u{feff}') == "---" && (2..close).all(|n| fence(n).trim().is_empty()) {
+        return Some((1, close));
+    }
     let head = &src[bom..lines.start_of(close + 1)];
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS | Options::ENABLE_TABLES;
     match Parser::new_ext(head, options).into_offset_iter().next() {
