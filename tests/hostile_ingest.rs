@@ -501,3 +501,20 @@ fn an_empty_front_matter_block_is_front_matter_not_a_chunk_of_dashes() {
     let expected: Vec<(String, String, i64)> = expected.iter().map(|(p, t, l)| (p.to_string(), t.to_string(), *l)).collect();
     assert_eq!(rows, expected);
 }
+
+#[test]
+fn front_matter_in_a_file_with_old_mac_line_endings_gives_its_title_and_tags() {
+    // Lines may end at a lone `\r`; front matter so written was not taken for
+    // front matter: the title came from the heading, the tags were lost and
+    // `title: …` was indexed as text.
+    let env = env();
+    env.write("notes/mac.md", "---\rtitle: Kiln schedule\rtags: [pottery, kiln]\r---\r# Firing\r\rRamp to cone six.\r");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let doc = &env.json(&["docs"])["documents"][0];
+    assert_eq!(doc["title"], "Kiln schedule", "{doc}");
+    assert_eq!(doc["tags"].to_string(), r#"["pottery","kiln"]"#, "{doc}");
+    let hits = env.json(&["search", "cone"])["hits"].clone();
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+    assert_eq!(hits[0]["citation"]["start"], 5, "{hits}");
+    assert!(!hits[0]["snippet"].as_str().unwrap().contains("title:"), "{hits}");
+}

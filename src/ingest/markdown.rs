@@ -216,12 +216,27 @@ fn front_matter_span(src: &str, bom: usize, lines: &Lines) -> Option<(u32, u32)>
     if fence(1).trim_start_matches('\u{feff}') == "---" && (2..close).all(|n| fence(n).trim().is_empty()) {
         return Some((1, close));
     }
-    let head = &src[bom..lines.start_of(close + 1)];
+    // pulldown-cmark's metadata block ends its lines at `\n` only: a lone
+    // `\r` (old Mac files, which the lines here allow) becomes one, byte for byte.
+    let head = lone_cr_as_lf(&src[bom..lines.start_of(close + 1)]);
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS | Options::ENABLE_TABLES;
-    match Parser::new_ext(head, options).into_offset_iter().next() {
+    match Parser::new_ext(&head, options).into_offset_iter().next() {
         Some((Event::Start(Tag::MetadataBlock(_)), range)) if range.start == 0 => Some((1, close)),
         _ => None,
     }
+}
+
+/// `text` with every `\r` not followed by `\n` turned into `\n` (same length).
+fn lone_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return text.into();
+    }
+    let mut chars = text.chars().peekable();
+    let mut out = String::with_capacity(text.len());
+    while let Some(c) = chars.next() {
+        out.push(if c == '\r' && chars.peek() != Some(&'\n') { '\n' } else { c });
+    }
+    out.into()
 }
 
 /// Read `title` and `tags` from the YAML between the fences by hand: only
