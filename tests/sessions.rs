@@ -454,3 +454,28 @@ fn a_source_whose_note_was_deleted_says_deleted_not_changed() {
         assert!(bread.contains("(changed since)"), "{what}: {bread}");
     }
 }
+
+#[test]
+fn an_export_onto_the_database_is_refused_and_the_index_and_sessions_stay() {
+    // `sessions export draft -o …/kebab.db` wrote the Markdown over the
+    // database (exit 0, "exported 1 turn"): every note and session was gone.
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let db = env.database();
+    let roundabout = db.parent().unwrap().join("../kebab/kebab.db");
+    for file in [db.clone(), roundabout, db.with_file_name("kebab.db-wal")] {
+        let out = env.run(&["--json", "sessions", "export", "draft", "-o", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["code"], "bad_input", "{v}");
+        assert!(v["message"].as_str().unwrap_or_default().contains("is the database"), "{v}");
+        assert!(v["hint"].as_str().unwrap_or_default().contains("draft.md"), "{v}");
+    }
+    // The REPL's export, with a path relative to where it runs, likewise.
+    let (code, out, err) = repl(&env, &["--repl", "--session", "draft"], ":session export data/kebab/kebab.db\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("error: data/kebab/kebab.db is the database, not a file to export to"), "{out}");
+    let v = env.json(&["sessions", "show", "draft"]);
+    assert_eq!(v["turns"][0]["question"], "How did you count varroa mites?", "{v}");
+    assert!(env.ok(&["search", "varroa"]).contains("varroa"));
+}

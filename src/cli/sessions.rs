@@ -133,6 +133,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             };
             match output {
                 Some(path) => {
+                    export::refuse_database(&store, &path, &name)?;
                     // A folder that is not there or a path that is a folder is the user's to fix: exit 1.
                     std::fs::write(&path, text).map_err(|e| {
                         UserError::new("bad_input", format!("cannot write {}: {e}", path.display()))

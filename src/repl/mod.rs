@@ -342,6 +342,7 @@ impl Repl {
                     return self.out.line("nothing to export: this session has no turns yet").map_err(Into::into);
                 };
                 let file = file.unwrap_or_else(|| format!("{}.md", self.name));
+                export::refuse_database(&self.kb.store, Path::new(&file), &self.name)?;
                 let doc = session::document(&self.kb.store, c)?;
                 std::fs::write(&file, export::markdown(&doc)).map_err(|e| {
                     crate::error::UserError::new("bad_input", format!("cannot write {file}: {e}"))

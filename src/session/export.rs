@@ -3,9 +3,44 @@
 //! footnotes giving each source's path, lines and section.
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 use super::SessionDoc;
+use crate::error::UserError;
 use crate::rag::extract;
+use crate::store::Store;
+
+/// Refuses an export whose file is the database or one of SQLite's files
+/// beside it: writing the Markdown there replaced the whole index and every
+/// session with text (`-o ~/.local/share/kebab/kebab.db`, a slip of Tab
+/// completion), and said it had exported.
+pub fn refuse_database(store: &Store, file: &Path, session: &str) -> Result<(), UserError> {
+    let Some(target) = resolved(file) else {
+        return Ok(());
+    };
+    let ours = ["", "-wal", "-shm", "-journal"].iter().any(|suffix| {
+        let mut name = store.path().as_os_str().to_os_string();
+        name.push(suffix);
+        resolved(Path::new(&name)).is_some_and(|p| p == target)
+    });
+    if !ours {
+        return Ok(());
+    }
+    Err(UserError::new("bad_input", format!("{} is the database, not a file to export to", file.display()))
+        .with_hint(format!("give the export a file name of its own, e.g. `{session}.md`; the database was left untouched")))
+}
+
+/// `path` with its folder's symlinks and `..` resolved (the file itself too
+/// when it exists), so two spellings of one file compare equal; `None` when
+/// its folder is not there, where no database can be either.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
 
 pub fn markdown(doc: &SessionDoc) -> String {
     let c = &doc.conversation;
