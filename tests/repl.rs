@@ -331,3 +331,24 @@ fn a_question_pasted_over_several_lines_is_saved_as_one_line() {
     let show = env.json(&["sessions", "show", "paste"]);
     assert_eq!(show["turns"][0]["question"], "How did you count varroa mites?", "{show}");
 }
+
+#[test]
+fn session_export_without_a_file_does_not_overwrite_a_file_it_did_not_write() {
+    // `:session export` in session README wrote README.md over the README in
+    // the working folder, unasked. An earlier export of the session is still
+    // replaced, and a file named outright is written.
+    let env = research_env();
+    env.write("README.md", "my own notes\n");
+    let input = "How did you count varroa mites?\n:session export\n";
+    let (code, out, err) = repl(&env, &["--repl", "--session", "README"], input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("error: README.md already exists and is not an export of session README"), "{out}");
+    assert!(out.contains("hint: give another file (`:session export FILE`), or name it to replace it: `:session export README.md`"), "{out}");
+    assert_eq!(std::fs::read_to_string(env.path("README.md")).unwrap(), "my own notes\n");
+    let (code, out, err) = repl(&env, &["--repl", "--session", "README"], ":session export README.md\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("exported 1 turn to README.md"), "{out}");
+    let (code, out, err) = repl(&env, &["--repl", "--session", "README"], ":session export\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("exported 1 turn to README.md"), "{out}");
+}

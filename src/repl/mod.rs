@@ -341,7 +341,10 @@ impl Repl {
                 let Some(c) = self.conversation.clone() else {
                     return self.out.line("nothing to export: this session has no turns yet").map_err(Into::into);
                 };
-                let file = file.unwrap_or_else(|| format!("{}.md", self.name));
+                let file = match file {
+                    Some(f) => f,
+                    None => export::default_file(&self.name)?,
+                };
                 export::refuse_database(&self.kb.store, Path::new(&file), &self.name)?;
                 let doc = session::document(&self.kb.store, c)?;
                 std::fs::write(&file, export::markdown(&doc)).map_err(|e| {

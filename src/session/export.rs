@@ -30,6 +30,26 @@ pub fn refuse_database(store: &Store, file: &Path, session: &str) -> Result<(), 
         .with_hint(format!("give the export a file name of its own, e.g. `{session}.md`; the database was left untouched")))
 }
 
+/// `NAME.md`, the file `:session export` writes when given none. A file
+/// there that is not an earlier export of this session (a note, a README) is
+/// not overwritten unasked: it was, silently.
+pub fn default_file(session: &str) -> Result<String, UserError> {
+    use std::io::Read;
+    let file = format!("{session}.md");
+    let head = std::fs::File::open(&file).and_then(|f| {
+        let mut head = Vec::new();
+        f.take(256).read_to_end(&mut head).map(|_| head)
+    });
+    match head {
+        Ok(bytes) if !bytes.starts_with(format!("# Session {session}\n").as_bytes()) => Err(UserError::new(
+            "exists",
+            format!("{file} already exists and is not an export of session {session}"),
+        )
+        .with_hint(format!("give another file (`:session export FILE`), or name it to replace it: `:session export {file}`"))),
+        _ => Ok(file),
+    }
+}
+
 /// `path` with its folder's symlinks and `..` resolved (the file itself too
 /// when it exists), so two spellings of one file compare equal; `None` when
 /// its folder is not there, where no database can be either.
