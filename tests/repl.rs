@@ -352,3 +352,23 @@ fn session_export_without_a_file_does_not_overwrite_a_file_it_did_not_write() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("exported 1 turn to README.md"), "{out}");
 }
+
+#[test]
+fn a_byte_order_mark_at_the_start_of_piped_input_is_not_part_of_the_first_line() {
+    // A script saved by a Windows editor (BOM, CRLF): its first line
+    // `\u{feff}:session` was asked as a question and saved as a refused turn.
+    let env = research_env();
+    let (code, out, err) = repl(&env, &["--repl", "--session", "bom"], "\u{feff}:session\r\nHow did you count varroa mites?\r\n:history\r\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("kebab[bom]> :session\nsession bom (0 turns)\n"), "{out:?}");
+    assert!(out.contains("  1. How did you count varroa mites? (grounded"), "{out}");
+    assert!(!out.contains("  2. "), "{out}");
+    assert!(!out.contains('\u{feff}'), "{out:?}");
+    // `kebab ask -` saved the mark as the question's first character.
+    let (code, out, err) = repl(&env, &["--json", "ask", "--session", "bom2", "-"], "\u{feff}How did you count varroa mites?\r\n");
+    assert_eq!(code, 0, "{err}");
+    let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(a["retrieval"]["retrieval_query"], "How did you count varroa mites?", "{a}");
+    let v = env.json(&["sessions", "show", "bom2"]);
+    assert_eq!(v["turns"][0]["question"], "How did you count varroa mites?", "{v}");
+}

@@ -85,7 +85,8 @@ fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
     let text = String::from_utf8(raw).map_err(|_| {
         UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
     })?;
-    Ok(crate::script::one_question(&text))
+    // A byte-order mark (a file saved by a Windows editor) is no part of the question.
+    Ok(crate::script::one_question(text.strip_prefix('\u{feff}').unwrap_or(&text)))
 }
 
 #[derive(Serialize)]

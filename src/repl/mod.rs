@@ -492,6 +492,9 @@ fn read_line(input: &mut impl BufRead, after_cr: &mut bool, line: &mut Vec<u8>) 
     }
 }
 
+/// UTF-8's byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn piped(mut repl: Repl) -> Result<i32> {
     // Stdin is read on a thread, a line ahead at most: a read cannot be
     // interrupted, and Ctrl-C while waiting for the next line must stop the
@@ -509,8 +512,9 @@ fn piped(mut repl: Repl) -> Result<i32> {
             }
         }
     });
+    let mut first = true;
     loop {
-        let bytes = match received.recv_timeout(std::time::Duration::from_millis(100)) {
+        let mut bytes = match received.recv_timeout(std::time::Duration::from_millis(100)) {
             Ok(Ok(bytes)) if !bytes.is_empty() => bytes,
             Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => break,
             Ok(Err(e)) => return Err(e.into()),
@@ -524,6 +528,11 @@ fn piped(mut repl: Repl) -> Result<i32> {
         if repl.cancel.load(Ordering::SeqCst) {
             // Ctrl-C came with this line already read: it is not run.
             return Ok(130);
+        }
+        // A script saved by a Windows editor starts with a byte-order mark:
+        // it made the first line `\u{feff}:session`, asked as a question.
+        if std::mem::take(&mut first) && bytes.starts_with(BOM) {
+            bytes.drain(..BOM.len());
         }
         // Read as bytes: a line that is not UTF-8 is an error for that line,
         // not the end of the session and of every line after it.
