@@ -324,15 +324,7 @@ fn an_answers_line_break_in_a_found_snippet_prints_as_a_space() {
 #[test]
 fn a_repl_whose_session_another_process_removed_starts_it_again_with_the_next_question() {
     let env = research_env();
-    let mut repl = common::spawn_piped(&mut env.cmd(&["--repl", "--session", "desk"]));
-    let mut stdin = repl.stdin.take().unwrap();
-    writeln!(stdin, "How did you count varroa mites?").unwrap();
-    let saved = |env: &common::Env| env.run(&["--json", "sessions", "show", "desk"]).status.success();
-    let start = std::time::Instant::now();
-    while !saved(&env) {
-        assert!(start.elapsed().as_secs() < 60, "the REPL's first turn was never saved");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let (repl, mut stdin) = repl_with_one_turn(&env);
     env.ok(&["sessions", "rm", "desk"]);
     writeln!(stdin, "How long does one alcohol wash take?").unwrap();
     writeln!(stdin, ":history").unwrap();
@@ -478,4 +470,54 @@ fn an_export_onto_the_database_is_refused_and_the_index_and_sessions_stay() {
     let v = env.json(&["sessions", "show", "draft"]);
     assert_eq!(v["turns"][0]["question"], "How did you count varroa mites?", "{v}");
     assert!(env.ok(&["search", "varroa"]).contains("varroa"));
+}
+
+/// A REPL in session `desk` with one turn saved; stdin stays open.
+fn repl_with_one_turn(env: &common::Env) -> (std::process::Child, std::process::ChildStdin) {
+    let mut repl = common::spawn_piped(env.cmd(&["--repl", "--session", "desk"]).current_dir(env.path("")));
+    let mut stdin = repl.stdin.take().unwrap();
+    writeln!(stdin, "How did you count varroa mites?").unwrap();
+    // The turn, not the session: the session is made before the question is
+    // answered, and removing it then is another race (the turn's save fails).
+    let saved = || {
+        let out = env.run(&["--json", "sessions", "show", "desk"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        v["turns"].as_array().is_some_and(|t| !t.is_empty())
+    };
+    let start = std::time::Instant::now();
+    while !saved() {
+        assert!(start.elapsed().as_secs() < 60, "the REPL's first turn was never saved");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    (repl, stdin)
+}
+
+#[test]
+fn repl_commands_after_another_process_removed_or_renamed_the_session_say_so_and_export_nothing() {
+    // Only a question noticed: `:session` said "(0 turns)", `:history` "no
+    // questions yet", and `:session export` wrote "0 turns" of a session no
+    // longer there; a rename was reported as a removal.
+    let env = research_env();
+    let (repl, mut stdin) = repl_with_one_turn(&env);
+    env.ok(&["sessions", "rm", "desk"]);
+    writeln!(stdin, ":session export gone.md\n:history").unwrap();
+    drop(stdin);
+    let out = repl.wait_with_output().unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(out.status.success(), "{stdout}\n{err}");
+    assert!(err.contains("session desk was removed by another process: a question here starts it again"), "{err}");
+    assert_eq!(err.matches("removed by another process").count(), 1, "{err}");
+    assert!(stdout.contains("nothing to export: this session has no turns yet"), "{stdout}");
+    assert!(!env.path("gone.md").exists(), "{stdout}");
+    let (repl, mut stdin) = repl_with_one_turn(&env);
+    env.ok(&["sessions", "rename", "desk", "study"]);
+    writeln!(stdin, "How long does one alcohol wash take?").unwrap();
+    drop(stdin);
+    let out = repl.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let said = "session desk was renamed study by another process (`:session study` goes on in it): \
+                this question starts it again";
+    assert!(err.contains(said), "{err}");
+    assert_eq!(env.json(&["sessions", "show", "study"])["turns"].as_array().map(Vec::len), Some(1));
 }

@@ -105,7 +105,7 @@ impl Repl {
         }
         let result = if line.starts_with(':') {
             match commands::parse(line) {
-                Ok(cmd) => self.command(cmd),
+                Ok(cmd) => self.follow_name("a question here starts it again").and_then(|()| self.command(cmd)),
                 Err(msg) => {
                     self.say_error(&msg, None);
                     Ok(Flow::Continue)
@@ -141,17 +141,7 @@ impl Repl {
         let readonly = self.kb.store.is_readonly();
         // A question refused outright creates no session.
         self.kb.check_length(question)?;
-        // Another process may have removed (or renamed) this session since: follow
-        // the name, so the turn is saved to the session the prompt names.
-        if let Some(c) = &self.conversation {
-            let now = session::find(&self.kb.store, &self.name)?;
-            if now.as_ref().map(|n| n.id) != Some(c.id) {
-                if now.is_none() {
-                    self.out.notice(format!("session {} was removed by another process: this question starts it again", self.name));
-                }
-                self.conversation = now;
-            }
-        }
+        self.follow_name("this question starts it again")?;
         if self.conversation.is_none() && !readonly {
             self.conversation = Some(session::open_or_create(&self.kb.store, &self.name)?);
         }
@@ -183,6 +173,29 @@ impl Repl {
             notes.push("(stopped: the partial answer is kept as this turn)".to_string());
         }
         print_outcome(&self.out, &outcome, &Shown { streamed: streamer.streamed, explain: false, notes: &notes })
+    }
+
+    /// Another process may have removed or renamed the session held: follow
+    /// the name (commands too: `:session export` wrote "0 turns" of a removed
+    /// session), and say what became of the one held.
+    fn follow_name(&mut self, then: &str) -> Result<()> {
+        let Some(held) = self.conversation.as_ref().map(|c| c.id) else {
+            return Ok(());
+        };
+        let now = session::find(&self.kb.store, &self.name)?;
+        if now.as_ref().map(|n| n.id) == Some(held) {
+            return Ok(());
+        }
+        if now.is_none() {
+            let renamed = session::list(&self.kb.store)?.into_iter().find(|s| s.conversation.id == held);
+            let what = match renamed.map(|s| s.conversation.name) {
+                Some(new) => format!("was renamed {new} by another process (`:session {new}` goes on in it)"),
+                None => "was removed by another process".to_string(),
+            };
+            self.out.notice(format!("session {} {what}: {then}", self.name));
+        }
+        self.conversation = now;
+        Ok(())
     }
 
     fn command(&mut self, cmd: Parsed) -> Result<Flow> {
