@@ -176,6 +176,31 @@ fn ctrl_c_while_streaming_keeps_the_partial_answer_and_exits_130() {
 }
 
 #[test]
+fn a_session_removed_while_its_question_is_answered_is_said_so_not_a_foreign_key_error() {
+    // The turn's save failed with "saving the turn: FOREIGN KEY constraint
+    // failed" (exit 2), run onto the streamed answer's last line.
+    let env = Env::new();
+    let url = fake_ollama("tiny", vec!["Run ", "\"cargo new hello\" ", "[#1]."], Duration::from_millis(400));
+    env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"ollama\"\nmodel = \"tiny\"\nbase_url = \"{url}\"\n"));
+    cargo_and_tea_notes(&env);
+    let mut child = common::spawn_piped(&mut env.cmd(&["ask", "--session", "desk", "How do I create a new project with cargo?"]));
+    // The first piece has streamed: the session is made, the answer not saved.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    env.ok(&["sessions", "rm", "desk"]);
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&[first.to_vec(), rest].concat()).into_owned(), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    assert!(!err.contains("FOREIGN KEY"), "{err}");
+    assert!(err.contains("error: the session was removed by another process while this question was answered"), "{err}");
+    assert!(err.contains("hint: ask again: the question starts the session anew"), "{err}");
+    assert!(stdout.ends_with("[#1].\n"), "{stdout:?}");
+}
+
+#[test]
 fn a_server_that_dies_is_a_clear_error_with_exit_2() {
     let env = Env::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

@@ -152,7 +152,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         strict_multi_hop: args.strict_multi_hop,
     };
     let mut streamer = Streamer::new(!ctx.out.json && !args.no_stream);
-    let outcome = kb.ask(&opts, &mut |piece| streamer.piece(piece), &cancel)?;
+    let outcome = kb.ask(&opts, &mut |piece| streamer.piece(piece), &cancel);
+    // An error after the answer streamed (its turn could not be saved) starts a line of its own.
+    let outcome = match outcome {
+        Err(e) if streamer.streamed => return ctx.out.line("").map_err(Into::into).and(Err(e)),
+        outcome => outcome?,
+    };
     let a = &outcome.answer;
 
     if ctx.out.json {

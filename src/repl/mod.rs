@@ -27,7 +27,6 @@ use crate::render::{ColorChoice, Output, human_bytes};
 use crate::script::{one_line, printable};
 use crate::search::Mode;
 use crate::session::{self, Conversation, export};
-use crate::store::Store;
 use commands::{Parsed, SessionCmd};
 
 /// The REPL's state: the knowledge base and the session being held.
@@ -61,7 +60,7 @@ impl Repl {
                 session::check_name(n)?;
                 (n.to_string(), session::find(&kb.store, n)?)
             }
-            None => (next_free_name(&kb.store)?, None),
+            None => (session::create_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
         Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel })
@@ -152,7 +151,12 @@ impl Repl {
         let opts = AskOptions { mode: self.mode, k: self.k, multi_hop: self.multi_hop, turn, ..AskOptions::new(question) };
         self.cancel.store(false, Ordering::SeqCst);
         let mut streamer = Streamer::new(true);
-        let outcome = self.kb.ask(&opts, &mut |piece| streamer.piece(piece), &self.cancel)?;
+        let outcome = self.kb.ask(&opts, &mut |piece| streamer.piece(piece), &self.cancel);
+        // An error after the answer streamed (its turn could not be saved) starts a line of its own.
+        let outcome = match outcome {
+            Err(e) if streamer.streamed => return self.out.line("").map_err(Into::into).and(Err(e)),
+            outcome => outcome?,
+        };
         self.unsaved = outcome.answer_id.is_none().then(|| session::Turn {
             turn_index: -1,
             question: question.to_string(),
@@ -403,15 +407,6 @@ impl Repl {
     fn session_names(&self) -> Vec<String> {
         session::list(&self.kb.store).map(|l| l.into_iter().map(|s| s.conversation.name).collect()).unwrap_or_default()
     }
-}
-
-/// The first `session-N` not taken yet.
-fn next_free_name(store: &Store) -> Result<String> {
-    let mut i = 1;
-    while session::find(store, &format!("session-{i}"))?.is_some() {
-        i += 1;
-    }
-    Ok(format!("session-{i}"))
 }
 
 /// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.

@@ -248,7 +248,7 @@ fn fork_name(store: &Store, from: &str) -> Result<String> {
 }
 
 /// The first free `session-N`.
-fn create_name(store: &Store) -> Result<String> {
+pub fn create_name(store: &Store) -> Result<String> {
     let mut i = 1;
     while find(store, &format!("session-{i}"))?.is_some() {
         i += 1;

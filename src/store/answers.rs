@@ -147,7 +147,10 @@ impl Store {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate).context("saving the answer")?;
         let mut row = row.clone();
         let turn_index = match &turn {
-            Some(t) => Some(super::conversations::next_turn_index(&tx, t.conversation_id)?),
+            Some(t) => {
+                super::conversations::still_there(&tx, t.conversation_id)?;
+                Some(super::conversations::next_turn_index(&tx, t.conversation_id)?)
+            }
             None => None,
         };
         row.conversation_id = turn.as_ref().map(|t| t.conversation_id);

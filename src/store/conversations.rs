@@ -98,6 +98,23 @@ pub struct PriorRow {
 }
 
 /// The next free turn index of a conversation (read under the write lock).
+/// Refuses a turn for a conversation another process removed while the
+/// question was answered; the insert failed with "FOREIGN KEY constraint
+/// failed" (exit 2), naming neither the session nor what to do.
+pub(super) fn still_there(conn: &Connection, conversation_id: i64) -> Result<()> {
+    let there: bool =
+        conn.query_row("SELECT EXISTS(SELECT 1 FROM conversations WHERE id = ?1)", [conversation_id], |r| r.get(0))?;
+    if there {
+        return Ok(());
+    }
+    Err(crate::error::UserError::new(
+        "not_found",
+        "the session was removed by another process while this question was answered, so the answer was not saved",
+    )
+    .with_hint("ask again: the question starts the session anew")
+    .into())
+}
+
 pub(super) fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
     Ok(conn.query_row(
         "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
