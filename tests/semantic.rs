@@ -191,6 +191,23 @@ fn a_hybrid_ask_records_its_embedding_model_and_gates_on_meaning() {
 }
 
 #[test]
+fn a_hybrid_or_vector_refusal_and_explain_name_each_score_by_what_it_is() {
+    // The closest passages of a hybrid refusal said "(bm25 0.50)" of fused
+    // scores, and --explain gave a hit the words never found "bm25 0.00".
+    let env = embedded("");
+    for (mode, kind) in [("hybrid", "rrf"), ("vector", "cosine")] {
+        let out = env.run(&["ask", "--explain", "--mode", mode, "Who won the 1998 football world cup final?"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(text.contains("refused: score_gate"), "{text}");
+        let closest: Vec<&str> = text.lines().filter(|l| l.starts_with("closest: ")).collect();
+        assert!(!closest.is_empty() && closest.iter().all(|l| l.contains(&format!(" ({kind} "))), "{mode}: {text}");
+        let hits: Vec<&str> = text.lines().filter(|l| l.starts_with("hit ")).collect();
+        assert!(hits.iter().any(|l| l.ends_with(" bm25 –")) && !hits.iter().any(|l| l.ends_with(" bm25 0.00")), "{mode}: {text}");
+    }
+}
+
+#[test]
 fn models_install_from_a_folder_fills_the_data_dir_and_status_says_so() {
     let env = Env::new();
     let before = env.json(&["models", "status"]);

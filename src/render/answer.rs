@@ -122,9 +122,20 @@ pub fn print_saved_sources(out: &Output, a: &Answer, deleted: &[i64]) -> Result<
     }
     for c in &a.candidates {
         let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
-        out.line(format!("closest: {}{section} (bm25 {:.2})", out.location(&c.path, c.start, c.end), c.score))?;
+        let kind = score_kind(&a.retrieval.mode);
+        out.line(format!("closest: {}{section} ({kind} {:.2})", out.location(&c.path, c.start, c.end), c.score))?;
     }
     Ok(())
+}
+
+/// What the hits of an ask in `mode` were scored by, as `kebab search` names
+/// it: a hybrid refusal's closest passages said "bm25 0.50" of a fused score.
+fn score_kind(mode: &str) -> &'static str {
+    match <crate::search::Mode as clap::ValueEnum>::from_str(mode, true) {
+        Ok(crate::search::Mode::Vector) => "cosine",
+        Ok(crate::search::Mode::Hybrid) => "rrf",
+        _ => "bm25",
+    }
 }
 
 /// The legend under sources when kebab attributed any sentence.
@@ -203,13 +214,14 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
     }
     for h in &e.hits {
         out.line(format!(
-            "hit {:>2} {} {}:{}-{} bm25 {:.2}",
+            "hit {:>2} {} {}:{}-{} bm25 {}",
             h.rank,
             if h.packed { "packed" } else { "      " },
             one_line(&h.path),
             h.start,
             h.end,
-            h.lexical_score.unwrap_or(0.0)
+            // A hit only the vectors found has no BM25 score; "0.00" said its words matched for nothing.
+            h.lexical_score.map_or("–".to_string(), |s| format!("{s:.2}"))
         ))?;
     }
     out.line(format!("budget: {} of {} evidence tokens used", e.used_tokens, e.budget_tokens))?;
