@@ -97,7 +97,6 @@ pub struct PriorRow {
     pub grounded: bool,
 }
 
-/// The next free turn index of a conversation (read under the write lock).
 /// Refuses a turn for a conversation another process removed while the
 /// question was answered; the insert failed with "FOREIGN KEY constraint
 /// failed" (exit 2), naming neither the session nor what to do.
@@ -115,6 +114,7 @@ pub(super) fn still_there(conn: &Connection, conversation_id: i64) -> Result<()>
     .into())
 }
 
+/// The next free turn index of a conversation (read under the write lock).
 pub(super) fn next_turn_index(conn: &Connection, conversation_id: i64) -> Result<i64> {
     Ok(conn.query_row(
         "SELECT coalesce(max(turn_index) + 1, 0) FROM turns WHERE conversation_id = ?1",
