@@ -70,22 +70,29 @@ impl Watch {
     }
 
     /// Ctrl-C: the watcher must exit 0 by itself; returns its stderr.
-    fn interrupt(mut self) -> String {
+    fn interrupt(self) -> String {
         let pid = self.child.id().to_string();
         let sent = std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap();
         assert!(sent.success());
+        let (status, err) = self.exit("after Ctrl-C");
+        assert_eq!(status.code(), Some(0), "exit after Ctrl-C: {status:?}\n{err}");
+        err
+    }
+
+    /// Waits for the watcher to exit by itself (`when`: what should make
+    /// it); its status and stderr.
+    fn exit(mut self, when: &str) -> (std::process::ExitStatus, String) {
         let end = Instant::now() + DEADLINE;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
-            assert!(Instant::now() < end, "kebab watch did not exit after Ctrl-C");
+            assert!(Instant::now() < end, "kebab watch did not exit {when}; events: {:?}", self.seen);
             std::thread::sleep(Duration::from_millis(50));
         };
         let mut err = String::new();
         std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
-        assert_eq!(status.code(), Some(0), "exit after Ctrl-C: {status:?}\n{err}");
-        err
+        (status, err)
     }
 }
 
@@ -208,20 +215,11 @@ fn an_index_deleted_under_watch_stops_it_with_an_error_instead_of_writing_on_int
     // Writing on into the unlinked file lost every change without a word.
     let env = research_env();
     env.write("notes/first.md", "# First\n\nA heron stood in the pond.\n");
-    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    let watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
     poll(&env, "heron", "the first note", |h| paths(h) == ["notes/first.md"]);
     std::fs::remove_dir_all(env.path("data/kebab")).unwrap();
     env.write("notes/second.md", "# Second\n\nAn egret waded in the shallows.\n");
-    let end = Instant::now() + DEADLINE;
-    let status = loop {
-        if let Some(status) = watch.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < end, "kebab watch went on with its index deleted; events: {:?}", watch.seen);
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut watch.child.stderr.take().unwrap(), &mut err).unwrap();
+    let (status, err) = watch.exit("with its index deleted");
     assert_eq!(status.code(), Some(1), "{err}");
     let db = env.database();
     assert!(err.contains(&format!("{} was deleted or replaced", db.display())) && err.contains("kebab watch"), "{err}");
