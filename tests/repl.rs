@@ -76,6 +76,24 @@ fn a_follow_up_searches_with_the_previous_answer_and_cite_shows_the_source_text(
 }
 
 #[test]
+fn a_follow_ups_refusal_lists_its_closest_passages_by_their_fused_score_best_first() {
+    // They showed "bm25 1.71", "bm25 38.01", "bm25 1.64": in fused order,
+    // each with the BM25 score of whichever of its two searches found it.
+    let env = research_env();
+    let (code, out, _) = repl(&env, &["--repl"], "How did you count varroa mites?\nWhat about kimchi?\n");
+    assert_eq!(code, 0);
+    let scores: Vec<f64> = out
+        .lines()
+        .filter(|l| l.starts_with("closest: "))
+        .map(|l| {
+            let (_, score) = l.rsplit_once("(rrf ").unwrap_or_else(|| panic!("not labelled rrf: {l}"));
+            score.trim_end_matches(')').parse().unwrap()
+        })
+        .collect();
+    assert!(!scores.is_empty() && scores.windows(2).all(|w| w[0] >= w[1]), "{out}");
+}
+
+#[test]
 fn explain_and_cite_work_on_the_last_turn_after_a_restart() {
     let env = research_env();
     let (_, first, _) = repl(&env, &["--repl", "--session", "work"], "Which rooftop produced the most honey in 2024?\n");

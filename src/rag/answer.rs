@@ -84,6 +84,9 @@ pub struct Candidate {
     pub end: u32,
     pub section: Option<String>,
     pub score: f64,
+    /// What `score` is: `bm25`, `cosine`, or `rrf` (hybrid search, or a
+    /// follow-up's two searches fused).
+    pub score_kind: &'static str,
 }
 
 /// `answer.v1`.

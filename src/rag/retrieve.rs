@@ -36,7 +36,8 @@ pub fn retrieve(kb: &Kb, q: &Query) -> Result<Vec<SearchHit>> {
 }
 
 /// Both rankings fused by reciprocal rank, best first, renumbered; each hit
-/// keeps its own BM25 score and records the fused score.
+/// keeps its own BM25 score and records the fused score, as a share of the
+/// most a chunk can get (first in both), as hybrid search scales its own.
 fn fuse(bare: Vec<SearchHit>, expanded: Vec<SearchHit>, k: usize) -> Vec<SearchHit> {
     let mut by_chunk: HashMap<i64, (f64, SearchHit)> = HashMap::new();
     // Equal weights: on the dialogue dev split, 0.5 and 0.7 for the expanded
@@ -47,7 +48,8 @@ fn fuse(bare: Vec<SearchHit>, expanded: Vec<SearchHit>, k: usize) -> Vec<SearchH
             by_chunk.entry(hit.chunk_id).and_modify(|(s, _)| *s += share).or_insert((share, hit));
         }
     }
-    let mut fused: Vec<(f64, SearchHit)> = by_chunk.into_values().collect();
+    let best = 2.0 / (RRF_K + 1.0);
+    let mut fused: Vec<(f64, SearchHit)> = by_chunk.into_values().map(|(s, hit)| (s / best, hit)).collect();
     // Ties (a chunk at the same rank in one list each) go to the higher BM25.
     fused.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.score.total_cmp(&a.1.score)).then(a.1.chunk_id.cmp(&b.1.chunk_id)));
     fused
@@ -84,6 +86,10 @@ mod tests {
         let out = fuse(vec![hit(1, 1.0)], vec![hit(1, 2.0)], 8);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].rank, 1);
-        assert!((out[0].retrieval.fusion_score.unwrap() - 2.0 / 61.0).abs() < 1e-12);
+        // First in both: the most a chunk can score.
+        assert!((out[0].retrieval.fusion_score.unwrap() - 1.0).abs() < 1e-12);
+        // First in one of them: half that.
+        let out = fuse(vec![hit(1, 1.0)], vec![hit(2, 2.0)], 8);
+        assert!(out.iter().all(|h| (h.retrieval.fusion_score.unwrap() - 0.5).abs() < 1e-12), "{out:?}");
     }
 }

@@ -117,7 +117,10 @@ impl<'a> Run<'a> {
                     start: h.citation.start,
                     end: h.citation.end,
                     section: h.citation.section.clone(),
-                    score: h.score,
+                    // A follow-up's hits are in the order of the two searches
+                    // fused, each with its own search's score: the fused one says why.
+                    score: h.retrieval.fusion_score.unwrap_or(h.score),
+                    score_kind: if h.retrieval.fusion_score.is_some() { "rrf" } else { h.score_kind },
                 })
                 .collect()
         } else {

@@ -122,20 +122,9 @@ pub fn print_saved_sources(out: &Output, a: &Answer, deleted: &[i64]) -> Result<
     }
     for c in &a.candidates {
         let section = c.section.as_deref().map(|s| format!(" · {}", one_line(s))).unwrap_or_default();
-        let kind = score_kind(&a.retrieval.mode);
-        out.line(format!("closest: {}{section} ({kind} {:.2})", out.location(&c.path, c.start, c.end), c.score))?;
+        out.line(format!("closest: {}{section} ({} {:.2})", out.location(&c.path, c.start, c.end), c.score_kind, c.score))?;
     }
     Ok(())
-}
-
-/// What the hits of an ask in `mode` were scored by, as `kebab search` names
-/// it: a hybrid refusal's closest passages said "bm25 0.50" of a fused score.
-fn score_kind(mode: &str) -> &'static str {
-    match <crate::search::Mode as clap::ValueEnum>::from_str(mode, true) {
-        Ok(crate::search::Mode::Vector) => "cosine",
-        Ok(crate::search::Mode::Hybrid) => "rrf",
-        _ => "bm25",
-    }
 }
 
 /// The legend under sources when kebab attributed any sentence.
