@@ -35,9 +35,8 @@ const RANK_DECAY: f64 = 0.08;
 /// How much a follow-up's context counts next to the question's own words.
 const CONTEXT_WEIGHT: f64 = 0.5;
 /// Most candidates whose closeness in meaning is measured. A paraphrase's
-/// answer can share a single word with it and rank low on words: 32 left
-/// out en-a-010's and en-a-109's (dev and test +1 each, nothing lost, each
-/// ask about 20 ms longer on this machine).
+/// answer can share a single word with it and rank low on words; 64 rather
+/// than 32 costs about 20 ms an ask (docs/gate.md, session 52).
 const MAX_CANDIDATES: usize = 64;
 /// Longest candidate text read for closeness, in characters.
 const MAX_CANDIDATE_CHARS: usize = 400;
@@ -369,8 +368,9 @@ pub fn answer(g: &Grounding) -> String {
     {
         quotes.push(code);
     }
-    // A "how do I" answer names what to call or run: when no quote does,
-    // the best sentence that names code, from any entry, is quoted too.
+    // A "how do I" answer names what to call or run: when no quoted
+    // sentence does (a code block, often the program's run, does not say
+    // it), the best sentence that names code, from any entry, is quoted too.
     let names_code = |i: usize| all[i].kind != UnitKind::Code && all[i].text.contains('`');
     if kind == AskKind::HowTo
         && !quotes.iter().any(|&i| names_code(i))
