@@ -331,3 +331,33 @@ fn models_install_from_a_bad_path_is_reported_even_when_the_model_is_installed()
     assert!(out.status.success() && stderr(&out).contains("already installed"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(installed.join("config.json")).unwrap(), "x");
 }
+
+#[test]
+fn models_install_into_a_folder_of_other_files_refuses_and_leaves_them() {
+    // `models install --dir ~/notes` removed the folder with every note in it
+    // to put the model there; --force did the same to a model folder with a file of the user's.
+    let env = Env::new();
+    let from = model_dir();
+    let note = env.write("notes/keep.md", "# Keep\n\nA note the install must not remove.\n");
+    let model = env.path("model");
+    env.write("model/config.json", "x");
+    let mine = env.write("model/README.md", "mine");
+    for (dir, force) in [(env.notes(), false), (model, true)] {
+        let mut args = vec!["--json", "models", "install", "--dir", dir.to_str().unwrap(), "--from", from.to_str().unwrap()];
+        if force {
+            args.push("--force");
+        }
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{dir:?}: {err}");
+        assert!(err.contains(dir.to_str().unwrap()) && err.contains("--dir"), "{dir:?}: {err}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["code"], "bad_input", "{doc}");
+    }
+    assert!(note.is_file() && mine.is_file(), "a file of the user's was removed");
+    // A folder that holds only (part of) the model is still replaced.
+    let partial = env.path("partial");
+    env.write("partial/config.json", "x");
+    env.ok(&["models", "install", "--dir", partial.to_str().unwrap(), "--from", from.to_str().unwrap()]);
+    assert!(partial.join("model.safetensors").is_file());
+}

