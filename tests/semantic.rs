@@ -361,3 +361,23 @@ fn models_install_into_a_folder_of_other_files_refuses_and_leaves_them() {
     env.ok(&["models", "install", "--dir", partial.to_str().unwrap(), "--from", from.to_str().unwrap()]);
     assert!(partial.join("model.safetensors").is_file());
 }
+
+#[test]
+fn models_install_into_a_folder_it_may_not_write_names_the_folder_and_what_to_do() {
+    // It said only "error: Permission denied (os error 13)", exit 2.
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let from = model_dir();
+    let locked = env.path("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let dir = locked.join("model");
+    let cmd = env.cmd(&["models", "install", "--dir", dir.to_str().unwrap(), "--from", from.to_str().unwrap()]);
+    let Some(mut cmd) = common::heeding_folder_permissions(cmd) else { return };
+    let out = cmd.output().unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(locked.to_str().unwrap()) && err.contains("Permission denied"), "{err}");
+    assert!(err.contains("hint:") && err.contains("--dir"), "{err}");
+}

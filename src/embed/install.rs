@@ -91,12 +91,20 @@ pub fn install(dir: &Path, source: &Source, work: &Path, replace: bool) -> Resul
         });
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    // The folder is the user's choice (--dir, embedding.model_dir): a bare
+    // "Permission denied" named neither it nor what to do.
+    let unwritable = |e: std::io::Error| -> anyhow::Error {
+        let message = format!("cannot install the model into {}: cannot write in {}: {e}", dir.display(), parent.display());
+        UserError::new("bad_input", message)
+            .with_hint("give --dir (or embedding.model_dir) a folder you may write, or fix the permissions of this one")
+            .into()
+    };
+    std::fs::create_dir_all(parent).map_err(unwritable)?;
     // Unique per install, so two installs into one parent cannot mix files.
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let staging = parent.join(format!(".{}.partial-{}-{nanos}", local::MODEL_ID, std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging)?;
+    std::fs::create_dir_all(&staging).map_err(unwritable)?;
     for f in local::FILES {
         std::fs::copy(files_dir.join(f), staging.join(f))
             .with_context(|| format!("copying {} into {}", f, staging.display()))?;
