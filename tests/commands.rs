@@ -512,6 +512,21 @@ fn docs_with_a_glob_that_matches_nothing_says_so_not_that_nothing_is_indexed() {
 }
 
 #[test]
+fn docs_path_glob_on_a_file_name_matches_the_records_of_a_jsonl_file() {
+    // Each JSONL record is a document `notes/terms.jsonl#ID`; `--path-glob '**/*.jsonl'`
+    // matched none of them and said paths look like notes/…, as if the glob were wrong.
+    let env = Env::new();
+    env.write("notes/terms.jsonl", "{\"_id\": \"t1\", \"title\": \"Tea\", \"text\": \"Green tea steeps briefly.\"}\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for glob in ["**/*.jsonl", "notes/terms.jsonl", "**/terms.jsonl#t*"] {
+        let d = env.json(&["docs", "--path-glob", glob]);
+        let paths: Vec<&str> = d["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+        assert_eq!(paths, ["notes/terms.jsonl#t1"], "{glob}");
+    }
+}
+
+#[test]
 fn the_repl_with_json_is_refused_before_it_reads_its_input() {
     // More input than a pipe holds: the refusal exits without reading it, so
     // writing it meets a closed pipe, which the helper failed on (and, with

@@ -39,7 +39,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     // Kept for the notice: an index that holds documents, none of them matching.
     let first = all.first().map(|d| d.path.clone());
     let total = all.len();
-    let documents: Vec<DocRow> = all.into_iter().filter(|d| matcher.as_ref().is_none_or(|m| m.is_match(&d.path))).collect();
+    // A JSONL record's path is FILE#ID: a glob naming the file ('**/*.jsonl') matches its records too.
+    let matches =
+        |m: &globset::GlobMatcher, path: &str| m.is_match(path) || path.rsplit_once('#').is_some_and(|(f, _)| m.is_match(f));
+    let documents: Vec<DocRow> = all.into_iter().filter(|d| matcher.as_ref().is_none_or(|m| matches(m, &d.path))).collect();
     if ctx.out.json {
         ctx.out.json(&DocsDoc { schema_version: "docs.v1", documents })?;
         return Ok(0);
