@@ -381,3 +381,21 @@ fn models_install_into_a_folder_it_may_not_write_names_the_folder_and_what_to_do
     assert!(err.contains(locked.to_str().unwrap()) && err.contains("Permission denied"), "{err}");
     assert!(err.contains("hint:") && err.contains("--dir"), "{err}");
 }
+
+#[test]
+fn a_model_dir_under_home_spelt_with_a_tilde_is_found_and_installed_there() {
+    // `model_dir = "~/models/minilm"` was taken literally: the install made a
+    // folder named `~` in the working directory, found only when run from there.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[embedding]\nmodel_dir = \"~/models/minilm\"\n");
+    let want = env.path("home/models/minilm");
+    let status = env.json(&["models", "status"]);
+    assert_eq!(status["dir"], want.to_str().unwrap(), "{status}");
+    let from = model_dir();
+    let work = env.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = env.cmd(&["models", "install", "--from", from.to_str().unwrap()]).current_dir(&work).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(want.join("model.safetensors").is_file() && !work.join("~").exists(), "{}", stderr(&out));
+    assert_eq!(env.json(&["models", "status"])["installed"], true);
+}

@@ -211,7 +211,17 @@ fn unit_vectors(url: &str, mut vectors: Vec<Vec<f32>>, texts: usize) -> Result<V
 
 /// Where the local model lives: `embedding.model_dir`, or `DATA_DIR/models/all-MiniLM-L6-v2`.
 pub fn model_dir(configured: &str, data_dir: &Path) -> PathBuf {
-    if configured.is_empty() { data_dir.join("models").join(local::MODEL_ID) } else { PathBuf::from(configured) }
+    if configured.is_empty() {
+        return data_dir.join("models").join(local::MODEL_ID);
+    }
+    // "~/…" as workspace.roots takes it: literally, it was a folder named `~` in the working directory.
+    let p = Path::new(configured);
+    if let Ok(rest) = p.strip_prefix("~")
+        && let Ok(home) = etcetera::home_dir()
+    {
+        return home.join(rest);
+    }
+    p.to_path_buf()
 }
 
 #[cfg(test)]
