@@ -114,6 +114,13 @@ pub fn checked_k(k: i64) -> Result<usize, String> {
     }
 }
 
+/// A path from the config with `~/` read as the home folder, as a shell
+/// reads it (`workspace.roots`, `embedding.model_dir`).
+pub fn under_home(p: &Path) -> Option<PathBuf> {
+    let rest = p.strip_prefix("~").ok()?;
+    Some(etcetera::home_dir().ok()?.join(rest))
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {

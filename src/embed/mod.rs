@@ -216,12 +216,7 @@ pub fn model_dir(configured: &str, data_dir: &Path) -> PathBuf {
     }
     // "~/…" as workspace.roots takes it: literally, it was a folder named `~` in the working directory.
     let p = Path::new(configured);
-    if let Ok(rest) = p.strip_prefix("~")
-        && let Ok(home) = etcetera::home_dir()
-    {
-        return home.join(rest);
-    }
-    p.to_path_buf()
+    crate::config::under_home(p).unwrap_or_else(|| p.to_path_buf())
 }
 
 #[cfg(test)]

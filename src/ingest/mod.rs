@@ -337,10 +337,9 @@ fn target_of(abs: PathBuf) -> Target {
 
 /// `~/notes` and paths relative to the config file's folder.
 fn expand_root(p: &Path, config_dir: &Path) -> PathBuf {
-    if let Ok(rest) = p.strip_prefix("~")
-        && let Ok(home) = etcetera::home_dir() {
-            return home.join(rest);
-        }
+    if let Some(home) = crate::config::under_home(p) {
+        return home;
+    }
     if p.is_relative() { config_dir.join(p) } else { p.to_path_buf() }
 }
 
