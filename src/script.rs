@@ -12,6 +12,13 @@ pub fn utf16_or_32(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// `text` without the UTF-8 byte-order mark a Windows editor or a
+/// spreadsheet export writes at the start, which would otherwise be read as
+/// the first line's first character.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Hangul syllables and jamo, CJK ideographs, kana: scripts written without
 /// spaces between words (or, for Hangul, with particles glued to words), which
 /// the word tokenizer cannot split and the trigram index covers.

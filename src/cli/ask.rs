@@ -85,8 +85,7 @@ fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
     let text = String::from_utf8(raw).map_err(|_| {
         UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
     })?;
-    // A byte-order mark (a file saved by a Windows editor) is no part of the question.
-    Ok(crate::script::one_question(text.strip_prefix('\u{feff}').unwrap_or(&text)))
+    Ok(crate::script::one_question(crate::script::without_bom(&text)))
 }
 
 #[derive(Serialize)]
@@ -153,11 +152,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     };
     let mut streamer = Streamer::new(!ctx.out.json && !args.no_stream);
     let outcome = kb.ask(&opts, &mut |piece| streamer.piece(piece), &cancel);
-    // An error after the answer streamed (its turn could not be saved) starts a line of its own.
-    let outcome = match outcome {
-        Err(e) if streamer.streamed => return ctx.out.line("").map_err(Into::into).and(Err(e)),
-        outcome => outcome?,
-    };
+    let outcome = streamer.finish(&ctx.out, outcome)?;
     let a = &outcome.answer;
 
     if ctx.out.json {

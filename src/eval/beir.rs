@@ -61,7 +61,7 @@ pub fn read_qrels(path: &Path) -> Result<Qrels> {
 }
 
 fn read(path: &Path, flag: &str) -> Result<String> {
-    std::fs::read_to_string(path).map(super::without_bom).map_err(|e| {
+    std::fs::read_to_string(path).map(|text| crate::script::without_bom(&text).to_owned()).map_err(|e| {
         UserError::new("bad_input", format!("cannot read {flag} file {}: {e}", path.display())).into()
     })
 }

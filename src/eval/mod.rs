@@ -19,23 +19,13 @@ use serde::de::DeserializeOwned;
 
 use crate::error::UserError;
 
-/// A file's text without the UTF-8 byte-order mark some editors and
-/// spreadsheet exports write, which serde and the TSV reader would take for
-/// the first record's first character (ingest drops it too).
-fn without_bom(text: String) -> String {
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    }
-}
-
 /// The records of a JSONL file, each with its 1-based line number; blank
 /// lines are skipped. A line that does not parse is bad input naming the file
 /// and line, with `shape` as the hint. `what` names the file in a read error
 /// (`--answers file`).
 fn read_jsonl<T: DeserializeOwned>(path: &Path, what: &str, shape: &str) -> Result<Vec<(usize, T)>> {
     let text = std::fs::read_to_string(path)
-        .map(without_bom)
+        .map(|text| crate::script::without_bom(&text).to_owned())
         .map_err(|e| UserError::new("bad_input", format!("cannot read {what}{}: {e}", path.display())))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {

@@ -322,5 +322,5 @@ fn decode(bytes: &[u8]) -> Result<&str, String> {
             e.valid_up_to()
         )
     })?;
-    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+    Ok(crate::script::without_bom(text))
 }

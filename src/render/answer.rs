@@ -48,6 +48,15 @@ impl Streamer {
         let mut out = std::io::stdout().lock();
         write!(out, "{}", printable(piece)).and_then(|_| out.flush()).is_ok()
     }
+
+    /// An ask's outcome: an error after the answer streamed (its turn could
+    /// not be saved) first ends the streamed line, so it starts one of its own.
+    pub fn finish<T>(&self, out: &Output, outcome: anyhow::Result<T>) -> anyhow::Result<T> {
+        if outcome.is_err() && self.streamed {
+            out.line("")?;
+        }
+        outcome
+    }
 }
 
 /// How to show an outcome.

@@ -152,11 +152,7 @@ impl Repl {
         self.cancel.store(false, Ordering::SeqCst);
         let mut streamer = Streamer::new(true);
         let outcome = self.kb.ask(&opts, &mut |piece| streamer.piece(piece), &self.cancel);
-        // An error after the answer streamed (its turn could not be saved) starts a line of its own.
-        let outcome = match outcome {
-            Err(e) if streamer.streamed => return self.out.line("").map_err(Into::into).and(Err(e)),
-            outcome => outcome?,
-        };
+        let outcome = streamer.finish(&self.out, outcome)?;
         self.unsaved = outcome.answer_id.is_none().then(|| session::Turn {
             turn_index: -1,
             question: question.to_string(),
@@ -500,9 +496,6 @@ fn read_line(input: &mut impl BufRead, after_cr: &mut bool, line: &mut Vec<u8>) 
     }
 }
 
-/// UTF-8's byte-order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 fn piped(mut repl: Repl) -> Result<i32> {
     // Stdin is read on a thread, a line ahead at most: a read cannot be
     // interrupted, and Ctrl-C while waiting for the next line must stop the
@@ -522,7 +515,7 @@ fn piped(mut repl: Repl) -> Result<i32> {
     });
     let mut first = true;
     loop {
-        let mut bytes = match received.recv_timeout(std::time::Duration::from_millis(100)) {
+        let bytes = match received.recv_timeout(std::time::Duration::from_millis(100)) {
             Ok(Ok(bytes)) if !bytes.is_empty() => bytes,
             Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => break,
             Ok(Err(e)) => return Err(e.into()),
@@ -537,14 +530,12 @@ fn piped(mut repl: Repl) -> Result<i32> {
             // Ctrl-C came with this line already read: it is not run.
             return Ok(130);
         }
-        // A script saved by a Windows editor starts with a byte-order mark:
-        // it made the first line `\u{feff}:session`, asked as a question.
-        if std::mem::take(&mut first) && bytes.starts_with(BOM) {
-            bytes.drain(..BOM.len());
-        }
         // Read as bytes: a line that is not UTF-8 is an error for that line,
         // not the end of the session and of every line after it.
         let text = String::from_utf8_lossy(&bytes);
+        // A script saved by a Windows editor starts with a byte-order mark:
+        // it made the first line `\u{feff}:session`, asked as a question.
+        let text = if std::mem::take(&mut first) { crate::script::without_bom(&text) } else { &text };
         let line = text.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
