@@ -344,7 +344,17 @@ pub fn answer(g: &Grounding) -> String {
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());
         let titled = if k == 0 { under_title(&all, c) } else { Vec::new() };
-        for i in all[c].quoted_with(c).chain(next).chain(brought).chain(titled) {
+        // What ends in a code block brings the sentence after the block,
+        // which says what the code shows ("The type of `s` here is
+        // `&str`"), unless that sentence announces what comes next.
+        let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).collect();
+        let explained = group.last().map(|&l| l + 1).filter(|&x| {
+            let u = all.get(x);
+            all[x - 1].kind == UnitKind::Code
+                && u.is_some_and(|u| u.n == all[c].n && u.kind == UnitKind::Sentence && !u.text.trim_end().ends_with(':'))
+                && !already_said(said, &all[x].text)
+        });
+        for i in group.into_iter().chain(explained).chain(titled) {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }

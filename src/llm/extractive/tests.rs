@@ -307,6 +307,20 @@ fn a_sentence_quoted_after_the_best_brings_the_list_its_next_sentence_introduces
 }
 
 #[test]
+fn a_quote_ending_in_code_brings_the_sentence_after_it_that_says_what_the_code_shows() {
+    // "What is the type of a string literal?" quoted "… we can properly
+    // understand string literals:" and the `let s = …` block, not "The type
+    // of `s` here is `&str`" under it.
+    let ev = ["Frames hold the comb. Now we can look at how a frame is labelled:\n\n```\nlabel = \"H3-F7\"\n```\n\n\
+        The label here is a hive number then a frame number. Next comes the record of a visit:\n\n```\nvisit = 12\n```"];
+    let a = answer(&grounding("How is a frame labelled?", &ev));
+    assert!(a.contains("\"Now we can look at how a frame is labelled:\" [#1]\n\u{201C}label = \"H3-F7\"\u{201D} [#1]"), "{a}");
+    assert!(a.contains("\"The label here is a hive number then a frame number.\" [#1]") && verified(&a, &ev), "{a}");
+    // A sentence that announces the next block is not what the code showed.
+    assert!(!a.contains("Next comes the record"), "{a}");
+}
+
+#[test]
 fn a_how_many_question_is_answered_by_the_sentence_with_the_count() {
     let ev = ["The hives on the roof were painted green and white last spring by the club.", "Three hives sit on the roof."];
     let a = answer(&grounding("How many hives are on the roof?", &ev));
