@@ -46,6 +46,18 @@ pub fn is_hangul(c: char) -> bool {
 /// 28 + final`.
 const HANGUL: std::ops::RangeInclusive<u32> = 0xAC00..=0xD7A3;
 
+/// A composed Hangul syllable's lead consonant, vowel and final (0: none),
+/// numbered as Unicode orders them; `None` for any other character.
+pub fn jamo(c: char) -> Option<(u32, u32, u32)> {
+    let at = (c as u32).checked_sub(*HANGUL.start()).filter(|_| HANGUL.contains(&(c as u32)))?;
+    Some((at / 28 / 21, at / 28 % 21, at % 28))
+}
+
+/// The syllable of a lead consonant, vowel and final, as `jamo` numbers them.
+pub fn syllable(lead: u32, vowel: u32, tail: u32) -> char {
+    char::from_u32(HANGUL.start() + (lead * 21 + vowel) * 28 + tail).unwrap_or_default()
+}
+
 /// Every stem a two-syllable Korean verb form may be written from, the
 /// likeliest first. The notes write the same verb in other forms (`헹구고`,
 /// `올리려면`, `빌려서`); a word of two syllables is all the gate matches by

@@ -83,6 +83,29 @@ fn a_korean_compound_the_notes_write_apart_is_searched_as_its_two_words() {
 }
 
 #[test]
+fn a_korean_loanword_spelt_another_way_is_searched_as_the_notes_spell_it() {
+    // "메소드를 어떻게 정의해?" found nothing in notes that write `메서드`:
+    // loanwords have more than one spelling in use.
+    let env = Env::new();
+    env.write("notes/code.md", "# 코드\n\n메서드는 impl 블록 안에 정의한다.\n\n스레드를 만들 때는 spawn을 쓴다.\n\n트레이트는 공통 동작을 묶는다.\n");
+    env.write("notes/other.md", "# 장보기\n\n우유와 달걀을 샀다.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (q, typed, read) in [
+        ("메소드를 어떻게 정의해", "메소드를", "메서드를"),
+        ("쓰레드 만드는 법", "쓰레드", "스레드"),
+        ("트레잇이 뭐야", "트레잇이", "트레이트이"),
+    ] {
+        let v = env.json(&["search", q]);
+        assert_eq!(v["respelled"], serde_json::json!([{ "typed": typed, "read": read }]), "{q}");
+        assert_eq!(v["hits"][0]["doc_path"], "notes/code.md", "{q}: {v}");
+    }
+    // A word the notes hold, a short one, or one with no spelling they hold is left as typed.
+    for q in ["메서드 정의", "거기 우유", "소프트웨어"] {
+        assert!(env.json(&["search", q]).get("respelled").is_none(), "{q}");
+    }
+}
+
+#[test]
 fn a_korean_request_word_does_not_outrank_the_topic_it_asks_about() {
     // "러스트의 소유권 규칙 세 가지를 알려주세요." ranked first a chunk that
     // happens to say `알려주세요`, a word rarer in the notes than the topic's.

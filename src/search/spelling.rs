@@ -18,8 +18,10 @@
 //! one is tried from four letters: it is two words the notes hold side by
 //! side, not a guess.
 //!
-//! A Korean compound the notes hold no word starting with is read as the two
-//! nouns they do hold (`필기시험` → `필기 시험`): `korean_parts`.
+//! A Korean word the notes hold no word starting with is read as the notes
+//! write it: a loanword in the spelling they use (`메소드` → `메서드`,
+//! `쓰레드` → `스레드`; `loanword_spellings`), or a compound as the two
+//! nouns they hold (`필기시험` → `필기 시험`; `korean_parts`).
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -37,6 +39,27 @@ const MIN_PART_LETTERS: usize = 2;
 /// and the shortest part (`필기시험` for notes that write `필기` and `시험`).
 const MIN_COMPOUND_SYLLABLES: usize = 4;
 const MIN_PART_SYLLABLES: usize = 2;
+
+/// The shortest Korean word read in another loanword spelling, in
+/// syllables: a shorter one reaches another word by chance (`고기`, `거기`).
+const MIN_LOANWORD_SYLLABLES: usize = 3;
+
+/// Vowels a loanword is spelt with either way, as (typed, read) in `jamo`'s
+/// numbers: ㅓ/ㅗ (`메소드`, `메서드`), ㅓ/ㅔ (`제너릭`, `제네릭`), ㅏ/ㅓ
+/// (`데이타`, `데이터`), ㅔ/ㅣ (`메세지`, `메시지`), ㅔ/ㅐ (`레퍼런스`,
+/// `래퍼런스`); and ones written plainer: ㅕ → ㅓ (`클로져` → `클로저`), ㅟ → ㅣ
+/// (`해쉬` → `해시`), ㅠ → ㅜ (`쥬스` → `주스`).
+const LOANWORD_VOWELS: &[(u32, u32)] =
+    &[(4, 8), (8, 4), (4, 5), (5, 4), (0, 4), (4, 0), (5, 20), (20, 5), (5, 1), (1, 5), (6, 4), (16, 20), (17, 13)];
+
+/// Lead consonants written plain or tense (`스레드`, `쓰레드`): ㄱ ㄷ ㅂ ㅅ ㅈ,
+/// each numbered one before its tense twin.
+const PLAIN_LEADS: &[u32] = &[0, 3, 7, 9, 12];
+
+/// A final consonant written as a syllable of its own with ㅡ (`트레잇`,
+/// `트레이트`; `케익`, `케이크`): the finals ㅅ ㄱ ㅂ and the leads ㅌ ㅋ ㅍ.
+const FINAL_SYLLABLES: &[(u32, u32)] = &[(19, 16), (1, 15), (17, 17)];
+const EU: u32 = 18;
 
 /// The longest word respelt: each letter adds 26 candidates to look up,
 /// and a word this long is a pasted name or code, not a typo.
@@ -92,7 +115,7 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
         return Ok(Some(r.read.clone()));
     }
     if word.chars().all(crate::script::is_hangul) {
-        return korean_parts(store, word, lookups);
+        return korean_reading(store, word, lookups);
     }
     if !(MIN_SPLIT_LETTERS..=MAX_LETTERS).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return Ok(None);
@@ -114,29 +137,78 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
     store.nearest_spelling(word)
 }
 
-/// A Korean noun the notes hold no word starting with, read as the two
-/// they hold that it is made of, its particle kept: `필기시험 점수` asks of
-/// notes that write `학과시험 (필기)`, and found nothing. Compounds are
-/// written closed up as the asker thinks of them, not as the notes do. Not
-/// a verb in the past or a "must" (`올라갔었지`, `넣어야지`), which is no compound.
-fn korean_parts(store: &Store, word: &str, lookups: &mut usize) -> Result<Option<String>> {
+/// A Korean word the notes hold no word starting with, read as they write
+/// it, its particle kept: a loanword in the notes' spelling (`메소드를` asks
+/// of notes that write `메서드`), the one the most chunks hold; else a
+/// compound as the two nouns the notes hold (`필기시험 점수` asks of notes
+/// that write `학과시험 (필기)`). Both are written as the asker is used to,
+/// not as the notes are. Not a verb in the past or a "must" (`올라갔었지`,
+/// `넣어야지`), which is neither, nor a question's own word (`어떻게`,
+/// `하려면`) in another spelling.
+fn korean_reading(store: &Store, word: &str, lookups: &mut usize) -> Result<Option<String>> {
     let stem = crate::words::strip_particle(word);
     let syllables: Vec<char> = stem.chars().collect();
-    if syllables.len() < MIN_COMPOUND_SYLLABLES || crate::script::is_verb_form(word) || *lookups == MAX_LOOKUPS {
+    if syllables.len() < MIN_LOANWORD_SYLLABLES || crate::script::is_verb_form(word) || *lookups == MAX_LOOKUPS {
         return Ok(None);
     }
-    let held = |part: &str| -> Result<bool> { Ok(store.docs_matching(FtsIndex::Words, &format!("\"{part}\"*"))? > 0) };
-    if held(stem)? {
+    let chunks_with = |part: &str| store.docs_matching(FtsIndex::Words, &format!("\"{part}\"*"));
+    if chunks_with(stem)? > 0 {
         return Ok(None);
     }
     *lookups += 1;
+    let particle = &word[stem.len()..];
+    let mut best: Option<(String, i64)> = None;
+    let asks = crate::words::is_question_word(word) || crate::words::is_filler(word);
+    for other in loanword_spellings(&syllables).into_iter().filter(|_| !asks) {
+        let n = chunks_with(&other)?;
+        if n > best.as_ref().map_or(0, |b| b.1) {
+            best = Some((other, n));
+        }
+    }
+    if let Some((other, _)) = best {
+        return Ok(Some(format!("{other}{particle}")));
+    }
+    if syllables.len() < MIN_COMPOUND_SYLLABLES {
+        return Ok(None);
+    }
     for at in MIN_PART_SYLLABLES..=syllables.len() - MIN_PART_SYLLABLES {
         let (head, tail): (String, String) = (syllables[..at].iter().collect(), syllables[at..].iter().collect());
-        if held(&head)? && held(&tail)? {
-            return Ok(Some(format!("{head} {tail}{}", &word[stem.len()..])));
+        if chunks_with(&head)? > 0 && chunks_with(&tail)? > 0 {
+            return Ok(Some(format!("{head} {tail}{particle}")));
         }
     }
     Ok(None)
+}
+
+/// A loanword's other spellings, one change each: a vowel of
+/// `LOANWORD_VOWELS`, a lead consonant plain or tense, a final written as
+/// a syllable of its own or such a syllable as a final.
+fn loanword_spellings(syllables: &[char]) -> Vec<String> {
+    use crate::script::{jamo, syllable};
+    let with = |at: usize, len: usize, new: &[char]| -> String {
+        syllables[..at].iter().chain(new).chain(&syllables[at + len..]).collect()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, &c) in syllables.iter().enumerate() {
+        let Some((lead, vowel, tail)) = jamo(c) else { continue };
+        for &(_, read) in LOANWORD_VOWELS.iter().filter(|(typed, _)| *typed == vowel) {
+            out.push(with(i, 1, &[syllable(lead, read, tail)]));
+        }
+        for &plain in PLAIN_LEADS {
+            if lead == plain || lead == plain + 1 {
+                out.push(with(i, 1, &[syllable(if lead == plain { plain + 1 } else { plain }, vowel, tail)]));
+            }
+        }
+        for &(fin, next) in FINAL_SYLLABLES {
+            if tail == fin {
+                out.push(with(i, 1, &[syllable(lead, vowel, 0), syllable(next, EU, 0)]));
+            }
+            if tail == 0 && syllables.get(i + 1).and_then(|&d| jamo(d)) == Some((next, EU, 0)) {
+                out.push(with(i, 2, &[syllable(lead, vowel, fin)]));
+            }
+        }
+    }
+    out
 }
 
 /// Other spellings of a word the notes lack, to read it as: a month or
