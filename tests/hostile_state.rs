@@ -93,6 +93,25 @@ fn doctor_reports_a_malformed_config_instead_of_panicking() {
     }
 }
 
+#[test]
+fn a_config_that_does_not_parse_stops_stats_docs_and_sessions_as_it_stops_search() {
+    // They never read the config: a broken one was ignored without a word
+    // (`kebab stats` printed its counts, exit 0) while search said what was wrong.
+    let env = Env::new();
+    env.write("notes/a.md", "# A\n\nkettle\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env.write("config/kebab/config.toml", "[llm\nprovider = \"ollama\"\n");
+    let (code, _, want) = run(&env, &["search", "kettle"]);
+    assert_eq!(code, Some(1), "{want}");
+    assert!(want.contains("config/kebab/config.toml") && want.contains("fix line 1"), "{want}");
+    for args in [&["stats"][..], &["docs"], &["sessions", "list"], &["sessions", "show", "x"], &["eval", "dialogues", "d.jsonl"]] {
+        let (code, stdout, stderr) = run(&env, args);
+        assert_eq!((code, stderr.as_str()), (Some(1), want.as_str()), "{args:?}: {stdout}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&run(&env, &["--json", "stats"]).1).unwrap();
+    assert_eq!((v["schema_version"].as_str(), v["code"].as_str()), (Some("error.v1"), Some("config")), "{v}");
+}
+
 fn hash(path: &std::path::Path) -> blake3::Hash {
     blake3::hash(&std::fs::read(path).unwrap())
 }

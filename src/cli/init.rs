@@ -32,9 +32,9 @@ pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
         return Err(UserError::readonly("`kebab init`").into());
     }
     let path = &ctx.paths.config_file;
+    // An existing config was parsed before init ran (`super::reads_config`):
+    // one that does not parse is reported now, not later.
     let written = if path.exists() {
-        // Parse it so a broken existing config is reported now, not later.
-        ctx.config()?;
         false
     } else {
         // The user's to fix (permissions, a path that is wrong): exit 1 with what to do, as for the data dir.

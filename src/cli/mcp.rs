@@ -11,7 +11,7 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     let (paths, out, readonly) = (ctx.paths.clone(), ctx.out.clone(), ctx.readonly);
     let config_dir = ctx.config_dir();
     let open = move |how: Open| {
-        let ctx = Ctx { paths: paths.clone(), out: out.clone(), readonly };
+        let ctx = Ctx::new(paths.clone(), out.clone(), readonly);
         let cfg = ctx.config()?;
         let store = match how {
             Open::Existing => ctx.store()?,

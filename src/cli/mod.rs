@@ -105,11 +105,24 @@ pub struct Ctx {
     pub paths: Paths,
     pub out: Output,
     pub readonly: bool,
+    /// The config, read once (see `config`).
+    cfg: std::cell::OnceCell<Config>,
 }
 
 impl Ctx {
+    pub fn new(paths: Paths, out: Output, readonly: bool) -> Ctx {
+        Ctx { paths, out, readonly, cfg: Default::default() }
+    }
+
+    /// The config file as parsed (defaults when there is none). `run` reads
+    /// it before any command that may not ignore it (see `reads_config`), so
+    /// one that does not parse is the same error for all of them.
     pub fn config(&self) -> Result<Config> {
-        Config::load(&self.paths.config_file)
+        if let Some(cfg) = self.cfg.get() {
+            return Ok(cfg.clone());
+        }
+        let cfg = Config::load(&self.paths.config_file)?;
+        Ok(self.cfg.get_or_init(|| cfg).clone())
     }
 
     /// Opens the database a command reads (and may add to, as a session's
@@ -409,9 +422,22 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
     Ok(())
 }
 
+/// Whether a config that does not parse stops `command` before it runs.
+/// Every command but these: `doctor` reports it as one of its checks,
+/// `config path` only names the file (so its user can find it to fix it),
+/// a completion script does not depend on it (and runs at each shell start),
+/// and `mcp` reads it (by `Ctx::config`) at each call that opens the
+/// knowledge base, so the client gets the error as `error.v1` and a fixed
+/// file works without a restart. Left to each command, those that had no
+/// setting to read (stats, docs, sessions) ran on, and the user learnt of
+/// the broken file only later.
+fn reads_config(command: &Command) -> bool {
+    !matches!(command, Command::Doctor | Command::Config(config_cmd::Command::Path) | Command::Completions(_) | Command::Mcp)
+}
+
 fn run(cli: Cli, out: Output) -> Result<i32> {
     let paths = Paths::resolve(cli.config.as_deref(), cli.data_dir.as_deref())?;
-    let ctx = Ctx { paths, out, readonly: cli.readonly };
+    let ctx = Ctx::new(paths, out, cli.readonly);
     let command = match (cli.command, cli.repl) {
         (Some(_), true) => {
             return Err(crate::error::UserError::new("usage", "--repl cannot be combined with a command")
@@ -427,6 +453,9 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         }
     };
     check_paths(&ctx.paths, cli.config.is_some(), &command)?;
+    if reads_config(&command) {
+        ctx.config()?;
+    }
     match command {
         Command::Init => init::run(&ctx, &init::Given { config: cli.config.as_deref(), data_dir: cli.data_dir.as_deref() }),
         Command::Ingest(args) => ingest::run(&ctx, args),
