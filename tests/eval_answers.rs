@@ -153,3 +153,42 @@ fn eval_files_saved_with_a_utf8_byte_order_mark_are_read_as_ingest_reads_them() 
     let v = env.json(&["eval", "gate", "--set", set.to_str().unwrap()]);
     assert_eq!(v["schema_version"], "eval_gate.v2", "{v}");
 }
+
+#[test]
+fn a_repeated_id_in_any_eval_input_is_bad_input_naming_the_file_the_line_and_the_id() {
+    // `eval answers` kept the last gold answers of a repeated `_id`, silently;
+    // a repeated query, gate question or dialogue was asked and scored twice,
+    // and a repeated qrels pair or evidence id kept its last line.
+    let env = env_with("provider = \"extractive\"");
+    let (q, a) = (fixture("queries.jsonl"), fixture("answers.jsonl"));
+    let (q, a) = (q.to_str().unwrap(), a.to_str().unwrap());
+    let gold = "{\"_id\": \"q1\", \"answers\": [\"1872\"]}\n{\"_id\": \"q2\", \"answers\": [\"Saltmarsh\"]}\n";
+    let query = "{\"_id\": \"q1\", \"text\": \"When was the Gull Rock lighthouse built?\"}\n";
+    let item = r#"{"id":"g1","question":"When was the lighthouse built?","kind":"answerable","sources":["corpus.jsonl"]}"#;
+    let dialogue = r#"{"id":"d1","turns":[{"question":"When was the lighthouse built?","kind":"first"}]}"#;
+    let evidence = "{\"id\": \"e1\", \"entries\": [\"The lighthouse was built in 1872.\"]}\n";
+    let sentence = r#"{"id":"s1","evidence":"e1","kind":"copied","label":"support","sentence":"Built in 1872."}"#;
+    env.write("att/sentences.jsonl", format!("{sentence}\n"));
+    let cases: [(&str, String, Vec<&str>, &str); 6] = [
+        ("answers.jsonl", format!("{gold}\n{{\"_id\": \"q1\", \"answers\": [\"1873\"]}}\n"), set_args(q, "answers.jsonl"),
+            "answers.jsonl:4: id \"q1\" is repeated (first on line 1)"),
+        ("queries.jsonl", format!("{query}{query}"), set_args("queries.jsonl", a),
+            "queries.jsonl:2: id \"q1\" is repeated (first on line 1)"),
+        ("qrels.tsv", "query-id\tcorpus-id\tscore\nq1\tlighthouse\t1\nq1\tlighthouse\t2\n".into(),
+            vec!["eval", "retrieval", "--queries", q, "--qrels", "qrels.tsv"],
+            "qrels.tsv:3: the judgement of \"lighthouse\" for query \"q1\" is repeated (first on line 2)"),
+        ("gate.jsonl", format!("{item}\n{item}\n"), vec!["eval", "gate", "--set", "gate.jsonl"],
+            "gate.jsonl:2: id \"g1\" is repeated (first on line 1)"),
+        ("dialogues.jsonl", format!("{dialogue}\n\n{dialogue}\n"), vec!["eval", "dialogues", "dialogues.jsonl"],
+            "dialogues.jsonl:3: id \"d1\" is repeated (first on line 1)"),
+        ("att/evidence.jsonl", format!("{evidence}{evidence}"), vec!["eval", "attribution", "--set", "att"],
+            "att/evidence.jsonl:2: id \"e1\" is repeated (first on line 1)"),
+    ];
+    for (file, text, args, says) in cases {
+        env.write(file, text);
+        let out = env.cmd(&args).current_dir(env.path("")).output().unwrap();
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+        assert!(err.contains(says) && err.contains("hint: "), "{file}: wanted {says:?} in {err}");
+    }
+}

@@ -230,11 +230,13 @@ fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
 fn read_gold(path: &Path) -> Result<HashMap<String, Vec<String>>> {
     let shape = "{\"_id\": QUERY-ID, \"answers\": [\"gold answer\", …]}";
     let mut out = HashMap::new();
-    for (_, g) in super::read_jsonl::<GoldLine>(path, "--answers file ", shape)? {
+    let mut ids = super::Ids::new(path);
+    for (line, g) in super::read_jsonl::<GoldLine>(path, "--answers file ", shape)? {
         let id = match g.id {
             serde_json::Value::String(s) => s,
             other => other.to_string(),
         };
+        ids.id(&id, line)?;
         let answers: Vec<String> = g.answers.into_iter().filter(|a| !normalise_answer(a).is_empty()).collect();
         if !answers.is_empty() {
             out.insert(id, answers);

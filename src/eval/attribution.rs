@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::read_jsonl;
+use super::{Ids, read_jsonl};
 use super::split::Split;
 use crate::error::UserError;
 use crate::rag::attribute::{self, Evidence, Judgement};
@@ -96,17 +96,24 @@ pub struct Options<'a> {
 }
 
 pub fn run(opts: &Options) -> Result<Report> {
-    let sets: Vec<(usize, EvidenceSet)> =
-        read_jsonl(&opts.set.join("evidence.jsonl"), "the evidence file ", "{\"id\",\"entries\":[text, …]}")?;
-    let evidence: HashMap<String, Evidence> = sets
-        .into_iter()
-        .map(|(_, s)| (s.id, Evidence::new(s.entries.iter().enumerate().map(|(i, t)| (i + 1, t.as_str())))))
-        .collect();
+    let evidence_file = opts.set.join("evidence.jsonl");
+    let sets: Vec<(usize, EvidenceSet)> = read_jsonl(&evidence_file, "the evidence file ", "{\"id\",\"entries\":[text, …]}")?;
+    let mut ids = Ids::new(&evidence_file);
+    let mut evidence: HashMap<String, Evidence> = HashMap::new();
+    for (line, s) in sets {
+        ids.id(&s.id, line)?;
+        evidence.insert(s.id, Evidence::new(s.entries.iter().enumerate().map(|(i, t)| (i + 1, t.as_str()))));
+    }
+    let sentences_file = opts.set.join("sentences.jsonl");
     let items: Vec<(usize, Item)> = read_jsonl(
-        &opts.set.join("sentences.jsonl"),
+        &sentences_file,
         "the sentences file ",
         "{\"id\",\"evidence\",\"kind\",\"label\":\"support\"|\"no_support\",\"sentence\"}",
     )?;
+    let mut ids = Ids::new(&sentences_file);
+    for (line, item) in &items {
+        ids.id(&item.id, *line)?;
+    }
     // Precision 1.000 over 0 sentences (and a fit on nothing) would read as a result.
     if items.is_empty() {
         return Err(UserError::new("bad_input", format!("no sentences in {}", opts.set.join("sentences.jsonl").display()))

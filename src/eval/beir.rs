@@ -12,6 +12,7 @@ use crate::error::UserError;
 pub fn read_queries(path: &Path) -> Result<Vec<(String, String)>> {
     let text = read(path, "--queries")?;
     let mut out = Vec::new();
+    let mut ids = super::Ids::new(path);
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
@@ -24,6 +25,7 @@ pub fn read_queries(path: &Path) -> Result<Vec<(String, String)>> {
             Some(serde_json::Value::Number(n)) => n.to_string(),
             _ => return Err(bad("missing \"_id\"").into()),
         };
+        ids.id(&id, i + 1)?;
         let text = v.get("text").and_then(|t| t.as_str()).ok_or_else(|| bad("missing \"text\""))?;
         out.push((id, text.to_string()));
     }
@@ -36,6 +38,7 @@ pub type Qrels = HashMap<String, HashMap<String, u32>>;
 pub fn read_qrels(path: &Path) -> Result<Qrels> {
     let text = read(path, "--qrels")?;
     let mut qrels: Qrels = HashMap::new();
+    let mut pairs = super::Ids::new(path);
     for (i, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');
         let cols: Vec<&str> = line.split('\t').map(str::trim).collect();
@@ -53,6 +56,7 @@ pub fn read_qrels(path: &Path) -> Result<Qrels> {
             Err(_) => return Err(bad().into()),
         };
         let (q, d) = if cols.len() >= 4 { (cols[0], cols[2]) } else { (cols[0], cols[1]) };
+        pairs.add(format!("{q}\t{d}"), i + 1, || format!("the judgement of {d:?} for query {q:?}"))?;
         if score > 0 {
             qrels.entry(q.to_string()).or_default().insert(d.to_string(), score as u32);
         }

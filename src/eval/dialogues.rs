@@ -179,7 +179,9 @@ pub fn run(kb: &Kb, opts: &Options) -> Result<Report> {
 fn read(file: &Path) -> Result<Vec<Dialogue>> {
     let shape = "{\"id\", \"turns\": [{\"question\", \"kind\", \"sources\", \"must_contain\", \"refusal\"}]}";
     let mut out = Vec::new();
+    let mut ids = super::Ids::new(file);
     for (line, d) in super::read_jsonl::<Dialogue>(file, "", shape)? {
+        ids.id(&d.id, line)?;
         if d.turns.is_empty() {
             return Err(UserError::new("bad_input", format!("{}:{line}: dialogue {:?} has no turns", file.display(), d.id)).into());
         }

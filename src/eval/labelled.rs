@@ -189,7 +189,9 @@ pub fn run(kb: &Kb, mode: Mode, opts: &Options) -> Result<Report> {
 fn read(set: &Path) -> Result<Vec<Item>> {
     let shape = "{\"id\",\"question\",\"kind\",\"sources\",\"facts\"}; see docs/gate.md";
     let mut out = Vec::new();
+    let mut ids = super::Ids::new(set);
     for (line, item) in super::read_jsonl::<Item>(set, "", shape)? {
+        ids.id(&item.id, line)?;
         // Either would be scored, silently: a blank question as refused (an
         // off-topic success), an answerable one without sources as never
         // citing them.

@@ -12,6 +12,8 @@ pub mod metrics;
 pub mod retrieval;
 pub mod split;
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::Path;
 
 use anyhow::Result;
@@ -35,4 +37,38 @@ fn read_jsonl<T: DeserializeOwned>(path: &Path, what: &str, shape: &str) -> Resu
         out.push((i + 1, record));
     }
     Ok(out)
+}
+
+/// The line each id of one input file was first on. A repeated id is bad
+/// input naming both lines: read on, one record silently replaced the other
+/// (gold answers, evidence, a judgement) or one question was scored twice.
+struct Ids<'a> {
+    path: &'a Path,
+    first: HashMap<String, usize>,
+}
+
+impl<'a> Ids<'a> {
+    fn new(path: &'a Path) -> Ids<'a> {
+        Ids { path, first: HashMap::new() }
+    }
+
+    /// Notes `id` on `line`; `what` names it in the error (`id "q1"`).
+    fn add(&mut self, id: String, line: usize, what: impl FnOnce() -> String) -> Result<(), UserError> {
+        match self.first.entry(id) {
+            Entry::Vacant(v) => {
+                v.insert(line);
+                Ok(())
+            }
+            Entry::Occupied(o) => {
+                let message = format!("{}:{line}: {} is repeated (first on line {})", self.path.display(), what(), o.get());
+                Err(UserError::new("bad_input", message)
+                    .with_hint("each may appear once in a file: remove one of the two lines, or give one its own id"))
+            }
+        }
+    }
+
+    /// `add` for a record's own id.
+    fn id(&mut self, id: &str, line: usize) -> Result<(), UserError> {
+        self.add(id.to_string(), line, || format!("id {id:?}"))
+    }
 }
