@@ -226,6 +226,21 @@ fn an_index_deleted_under_watch_stops_it_with_an_error_instead_of_writing_on_int
 }
 
 #[test]
+fn the_watching_event_comes_first_and_the_catch_up_changes_after_it() {
+    // A note written while nothing watched came out as `added` before
+    // `watching`: a reader waiting for the start saw changes first.
+    let env = research_env();
+    env.write("notes/early.md", "# Early\n\nA curlew called over the marsh.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    let early = |e: &Value| e["event"] == "added" && e["path"] == "notes/early.md";
+    if !watch.seen.iter().any(early) {
+        watch.wait_for("the catch-up's added event", early);
+    }
+    assert_eq!(watch.seen[0]["event"], "watching", "{:?}", watch.seen);
+    watch.interrupt();
+}
+
+#[test]
 fn watch_is_refused_under_readonly() {
     let env = research_env();
     std::fs::create_dir_all(env.notes()).unwrap();
@@ -332,8 +347,7 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
     };
     // The first pass reconciles the folder: the one it cannot list is skipped, not emptied.
     let mut watch = Watch::spawn(cmd);
-    let skipped = watch.seen.iter().find(|e| e["event"] == "skipped" && e["path"] == "notes/closed").cloned();
-    let skipped = skipped.unwrap_or_else(|| panic!("no skipped event for notes/closed: {:?}", watch.seen));
+    let skipped = watch.wait_for("the skipped event for notes/closed", |e| e["event"] == "skipped" && e["path"] == "notes/closed");
     assert!(skipped["reason"].as_str().unwrap().contains("its 1 indexed document is kept"), "{skipped}");
     assert!(watch.seen.iter().all(|e| e["event"] != "removed"), "{:?}", watch.seen);
     assert_eq!(paths(&search(&env, "lanterns")), ["notes/closed/b.md"], "the unlisted folder's note was removed");

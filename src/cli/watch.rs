@@ -3,7 +3,8 @@
 //! for half a second, then the paths they name are handed to `ingest::watch`,
 //! which reconciles each file in its own transaction. Reads are not changes:
 //! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
-//! `watch_event.v1` object per line). A watched folder that disappears is
+//! `watch_event.v1` object per line), after the `watching` line, the catch-up's
+//! changes (what changed while nothing watched) included. A watched folder that disappears is
 //! watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
 //! others are watched. An index deleted or replaced under it stops it
@@ -128,10 +129,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         }
     }
     let mut sync = Reconcile { store: &mut store, cfg: &cfg, embedder: embedder.as_deref(), stop: &stop };
-    // Catch up with whatever changed while nothing was watching.
+    // Said first, as it is true from here: a reader waiting for it to know
+    // the watch began got the catch-up's changes before it.
     let targets: Vec<PathBuf> = roots.iter().map(WatchRoot::target_path).collect();
-    watched.apply(&mut sync, &targets, &mut |c| print_change(ctx, &stop, c))?;
     announce(ctx, "watching", &targets)?;
+    // Catch up with whatever changed while nothing was watching.
+    watched.apply(&mut sync, &targets, &mut |c| print_change(ctx, &stop, c))?;
     watch_loop(ctx, &watched, &mut sync, &mut arms, &rx)?;
     ctx.out.notice("stopped watching");
     Ok(0)
@@ -221,8 +224,9 @@ fn rearm(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms) ->
             }
         }
         if arms.armed[i].is_none() && now.is_some() && arms.arm(i, root) {
-            watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
+            // As at the start: said before the changes found in the folder.
             announce(ctx, "rewatching", &[root.target_path()])?;
+            watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
         }
     }
     Ok(())
