@@ -116,7 +116,7 @@ fn commands_are_checked_against_the_table() {
     assert!(out.contains("unknown command :cit; did you mean :cite?"), "{out}");
     assert!(out.contains("\"0\" is not a number from 1 to 10000 (usage: :k N)"), "{out}");
     assert!(out.contains("unknown mode \"sideways\""), "{out}");
-    assert!(out.contains(":session [NAME | list | new [NAME] | rm NAME | export [FILE]]"), "{out}");
+    assert!(out.contains(":session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]"), "{out}");
     // :quit stops reading: the last line is never asked.
     assert!(!out.contains("never asked"), "{out}");
     // Without --session the REPL holds a new session, named session-N.
@@ -130,7 +130,7 @@ fn a_command_in_capitals_or_a_colon_alone_or_bad_session_words_get_one_useful_li
     let env = research_env();
     let (code, out, _) = repl(&env, &["--repl", "--session", "x"], ":QUIT\n:\n:session rm\n:session list extra\n");
     assert_eq!(code, 0, "{out}");
-    let usage = ":session [NAME | list | new [NAME] | rm NAME | export [FILE]]";
+    let usage = ":session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]";
     let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error: ")).collect();
     assert_eq!(
         errors,
@@ -153,7 +153,7 @@ fn help_fits_in_80_columns() {
     for line in out.lines() {
         assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
     }
-    assert!(out.contains("\n  :session [NAME | list | new [NAME] | rm NAME | export [FILE]]\n"), "{out}");
+    assert!(out.contains("\n  :session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]\n"), "{out}");
     assert!(out.contains("\n  :k N                how many chunks to retrieve and pack\n"), "{out}");
 }
 
@@ -389,4 +389,39 @@ fn a_byte_order_mark_at_the_start_of_piped_input_is_not_part_of_the_first_line()
     assert_eq!(a["retrieval"]["retrieval_query"], "How did you count varroa mites?", "{a}");
     let v = env.json(&["sessions", "show", "bom2"]);
     assert_eq!(v["turns"][0]["question"], "How did you count varroa mites?", "{v}");
+}
+
+#[test]
+fn a_session_named_as_a_session_subcommand_is_refused_and_one_named_so_before_is_reached_with_use() {
+    // `kebab ask --session list` made a session that `:session list` could
+    // never switch to: the REPL read it as the command (so for new, rm, export).
+    let env = research_env();
+    let q = "How did you count varroa mites?";
+    let reserved =
+        |name: &str| format!("error: \"{name}\" cannot name a session: list, new, rm, export and use are :session commands");
+    for (args, name) in [(vec!["ask", "--session", "list", q], "list"), (vec!["--repl", "--session", "new"], "new")] {
+        let (code, _, err) = repl(&env, &args, "");
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(&reserved(name)) && err.contains(&format!("hint: pick another name, e.g. `{name}-1`")), "{err}");
+    }
+    env.ok(&["ask", "--session", "old", q]);
+    for (args, name) in [(["sessions", "rename", "old", "export"], "export"), (["sessions", "fork", "old", "rm"], "rm")] {
+        let (code, _, err) = repl(&env, &args, "");
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(&reserved(name)), "{err}");
+    }
+    let (code, out, _) = repl(&env, &["--repl", "--session", "t"], ":session new list\n:session use use\n:session use\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&reserved("list")) && out.contains(&reserved("use")), "{out}");
+    assert!(out.contains("error: name the session to switch to (usage: :session [NAME | use NAME |"), "{out}");
+    // One an older kebab let through is still reached, by `:session use NAME`
+    // in the REPL and by name on the command line.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.execute("UPDATE conversations SET name = 'list' WHERE name = 'old'", []).unwrap();
+    let (code, out, _) = repl(&env, &["--repl", "--session", "t"], ":session use list\n:history\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("switched to session list (1 turn)\nkebab[list]> :history\n  1. How did you count varroa mites?"), "{out}");
+    let (code, _, err) = repl(&env, &["ask", "--session", "list", "How long does that take?"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(env.json(&["sessions", "show", "list"])["turns"].as_array().map(Vec::len), Some(2));
 }

@@ -78,8 +78,9 @@ pub const TABLE: &[Spec] = &[
     },
     Spec {
         name: "session",
-        usage: ":session [NAME | list | new [NAME] | rm NAME | export [FILE]]",
-        help: "the current session; switch to (or start) NAME; list, start, remove or export sessions",
+        usage: ":session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]",
+        help: "the current session; switch to (or start) NAME (use NAME for one named as a subcommand); \
+               list, start, remove or export sessions",
         complete: Complete::Sessions,
         check: session,
     },
@@ -147,8 +148,9 @@ pub const TABLE: &[Spec] = &[
     Spec { name: "quit", usage: ":quit", help: "leave (Ctrl-D does too)", complete: Complete::Nothing, check: |a| none(a, Parsed::Quit) },
 ];
 
-/// Words after `:session` that are subcommands, not session names.
-pub const SESSION_WORDS: [&str; 4] = ["list", "new", "rm", "export"];
+/// Words after `:session` that are subcommands, not session names: the
+/// session layer gives none of them to a session (`session::check_new_name`).
+pub const SESSION_WORDS: [&str; 5] = crate::session::COMMAND_WORDS;
 
 fn none(args: &[&str], p: Parsed) -> Result<Parsed, String> {
     if args.is_empty() { Ok(p) } else { Err("this command takes no arguments".into()) }
@@ -171,11 +173,14 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         ["new"] => SessionCmd::New(None),
         ["new", n] => SessionCmd::New(Some(name(n)?)),
         ["rm", n] => SessionCmd::Rm(name(n)?),
+        // Reaches a session named as a subcommand (`:session use list`).
+        ["use", n] => SessionCmd::Switch(name(n)?),
         ["export"] => SessionCmd::Export(None),
         ["export", file @ ..] => SessionCmd::Export(Some(path(file))),
         [n] if !SESSION_WORDS.contains(n) => SessionCmd::Switch(name(n)?),
         ["rm"] => return Err("name the session to remove".into()),
-        // `list` takes nothing; `new` and `rm` one word.
+        ["use"] => return Err("name the session to switch to".into()),
+        // `list` takes nothing; `new`, `rm` and `use` one word.
         [word, rest @ ..] if SESSION_WORDS.contains(word) => {
             let (kept, extra) = rest.split_at(usize::from(*word != "list"));
             let command = [&[":session", word], kept].concat().join(" ");
@@ -327,7 +332,7 @@ pub fn complete(before_cursor: &str, sessions: &[String]) -> (usize, Vec<String>
         (Complete::Modes, 0) => mode_names(),
         (Complete::OnOff, 0) => vec!["on".to_string(), "off".to_string()],
         (Complete::Sessions, 0) => SESSION_WORDS.iter().map(|s| s.to_string()).chain(sessions.iter().cloned()).collect(),
-        (Complete::Sessions, 1) if previous.first() == Some(&"rm") => sessions.to_vec(),
+        (Complete::Sessions, 1) if matches!(previous.first(), Some(&"rm" | &"use")) => sessions.to_vec(),
         _ => Vec::new(),
     };
     (start, candidates.into_iter().filter(|c| c.starts_with(word)).collect())
@@ -348,6 +353,11 @@ mod tests {
         assert_eq!(parse(":mode lexical"), Ok(Parsed::Mode(Mode::Lexical)));
         assert_eq!(parse(":session work"), Ok(Parsed::Session(SessionCmd::Switch("work".into()))));
         assert_eq!(parse(":session new"), Ok(Parsed::Session(SessionCmd::New(None))));
+        assert_eq!(parse(":session use list"), Ok(Parsed::Session(SessionCmd::Switch("list".into()))));
+        // Every word the session layer keeps from names is a subcommand here, never a switch.
+        for word in SESSION_WORDS {
+            assert!(!matches!(parse(&format!(":session {word}")), Ok(Parsed::Session(SessionCmd::Switch(_)))), "{word}");
+        }
         assert_eq!(parse(":session export out.md"), Ok(Parsed::Session(SessionCmd::Export(Some("out.md".into())))));
         assert_eq!(parse(":session export my notes/a.md"), Ok(Parsed::Session(SessionCmd::Export(Some("my notes/a.md".into())))));
         assert_eq!(parse(":session export 'my a.md'"), Ok(Parsed::Session(SessionCmd::Export(Some("my a.md".into())))));
@@ -408,6 +418,7 @@ mod tests {
         let sessions = vec!["work".to_string(), "thesis".to_string()];
         assert_eq!(complete(":session w", &sessions), (9, vec!["work".to_string()]));
         assert_eq!(complete(":session rm t", &sessions), (12, vec!["thesis".to_string()]));
+        assert_eq!(complete(":session use t", &sessions), (13, vec!["thesis".to_string()]));
         assert_eq!(complete(":mode l", &[]), (6, vec!["lexical".to_string()]));
         assert_eq!(complete(":multihop o", &[]), (10, vec!["on".to_string(), "off".to_string()]));
         assert_eq!(complete(":mu", &[]), (0, vec![":multihop".to_string()]));

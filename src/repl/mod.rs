@@ -56,10 +56,7 @@ impl Repl {
     /// `session`: the one to open (created with its first turn); otherwise a new `session-N`.
     pub fn new(out: Output, kb: Kb, mode: Mode, session: Option<&str>) -> Result<Repl> {
         let (name, conversation) = match session {
-            Some(n) => {
-                session::check_name(n)?;
-                (n.to_string(), session::find(&kb.store, n)?)
-            }
+            Some(n) => (n.to_string(), session::find_or_check_new(&kb.store, n)?),
             None => (session::create_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
@@ -386,7 +383,7 @@ impl Repl {
     }
 
     fn switch(&mut self, name: String) -> Result<()> {
-        let found = session::find(&self.kb.store, &name)?;
+        let found = session::find_or_check_new(&self.kb.store, &name)?;
         let turns = match &found {
             Some(c) => session::turn_count(&self.kb.store, c.id)?,
             None => 0,

@@ -127,6 +127,36 @@ pub fn check_name(name: &str) -> Result<(), UserError> {
     }
 }
 
+/// The words the REPL's `:session` takes as its subcommands (`:session
+/// list`): a session so named could not be switched to by `:session NAME`, so
+/// none is given one anew (`check_new_name`); one an older kebab let through
+/// is reached with `:session use NAME`.
+pub const COMMAND_WORDS: [&str; 5] = ["list", "new", "rm", "export", "use"];
+
+/// `check_name`, for a name a session is to be given (made, renamed or
+/// forked to): not one of `COMMAND_WORDS` either.
+pub fn check_new_name(name: &str) -> Result<(), UserError> {
+    check_name(name)?;
+    if !COMMAND_WORDS.contains(&name) {
+        return Ok(());
+    }
+    let (last, rest) = COMMAND_WORDS.split_last().expect("words");
+    let words = format!("{} and {last}", rest.join(", "));
+    Err(UserError::new("bad_input", format!("{name:?} cannot name a session: {words} are :session commands in the REPL"))
+        .with_hint(format!("pick another name, e.g. `{name}-1`")))
+}
+
+/// The session called `name`, or none yet when `name` is fit to make one
+/// (`check_new_name`): a session is made with its first turn.
+pub fn find_or_check_new(store: &Store, name: &str) -> Result<Option<Conversation>> {
+    check_name(name)?;
+    let found = find(store, name)?;
+    if found.is_none() {
+        check_new_name(name)?;
+    }
+    Ok(found)
+}
+
 fn no_such(name: &str) -> UserError {
     UserError::new("not_found", format!("there is no session named {name:?}"))
         .with_hint("`kebab sessions list` shows the sessions there are")
@@ -143,8 +173,7 @@ pub fn get(store: &Store, name: &str) -> Result<Conversation> {
 
 /// The session called `name`, created if it does not exist yet.
 pub fn open_or_create(store: &Store, name: &str) -> Result<Conversation> {
-    check_name(name)?;
-    if let Some(c) = find(store, name)? {
+    if let Some(c) = find_or_check_new(store, name)? {
         return Ok(c);
     }
     store.writable_for("creating a session")?;
@@ -157,7 +186,7 @@ pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
     store.writable_for("creating a session")?;
     let name = match name {
         Some(n) => {
-            check_name(n)?;
+            check_new_name(n)?;
             if find(store, n)?.is_some() {
                 return Err(UserError::new("exists", format!("a session named {n:?} already exists"))
                     .with_hint(format!("switch to it with `:session {n}`, or pick another name"))
@@ -175,7 +204,7 @@ pub fn list(store: &Store) -> Result<Vec<Summary>> {
 }
 
 pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
-    check_name(new)?;
+    check_new_name(new)?;
     let c = get(store, old)?;
     // Else "already exists", with a hint to remove the very session being renamed.
     if old == new {
@@ -217,7 +246,7 @@ pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Re
     }
     let name = match new {
         Some(n) => {
-            check_name(n)?;
+            check_new_name(n)?;
             if find(store, n)?.is_some() {
                 return Err(UserError::new("exists", format!("a session named {n:?} already exists"))
                     .with_hint("pick another name for the fork")
