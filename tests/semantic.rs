@@ -311,11 +311,11 @@ fn with_the_embedder_switched_off_the_notice_points_at_the_config_not_the_instal
 fn models_install_from_a_bad_path_is_reported_even_when_the_model_is_installed() {
     // With the model installed, `--from /nonexistent/path` said "already
     // installed" (exit 0): the mistyped path went unnoticed.
+    use std::os::unix::fs::MetadataExt;
     let env = Env::new();
+    env.ok(&["models", "install", "--from", model_dir().to_str().unwrap()]);
     let installed = env.path("data/kebab/models/all-MiniLM-L6-v2");
-    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
-        env.write(&format!("data/kebab/models/all-MiniLM-L6-v2/{f}"), "x");
-    }
+    let inode = std::fs::metadata(installed.join("model.safetensors")).unwrap().ino();
     assert_eq!(env.json(&["models", "status"])["installed"], true);
     let empty = env.path("empty");
     std::fs::create_dir_all(&empty).unwrap();
@@ -329,7 +329,38 @@ fn models_install_from_a_bad_path_is_reported_even_when_the_model_is_installed()
     // A good --from, or none, still finds it installed and leaves it be.
     let out = env.run(&["models", "install"]);
     assert!(out.status.success() && stderr(&out).contains("already installed"), "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(installed.join("config.json")).unwrap(), "x");
+    assert_eq!(std::fs::metadata(installed.join("model.safetensors")).unwrap().ino(), inode, "the model was replaced");
+}
+
+#[test]
+fn models_status_on_a_truncated_model_says_it_is_damaged_and_how_to_fix_it() {
+    // A model.safetensors cut short passed for "installed" while every search
+    // and ask failed on it (exit 2), and `models install` said "already installed".
+    let env = Env::new();
+    let from = model_dir();
+    env.ok(&["models", "install", "--from", from.to_str().unwrap()]);
+    notes(&env);
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let weights = env.path("data/kebab/models/all-MiniLM-L6-v2/model.safetensors");
+    let size = std::fs::metadata(&weights).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&weights).unwrap().set_len(size / 2).unwrap();
+    let out = env.run(&["search", "kettle"]);
+    assert_eq!(out.status.code(), Some(2), "the premise: search fails on the model: {}", stderr(&out));
+
+    let text = env.ok(&["models", "status"]);
+    assert!(text.contains(": damaged") && text.contains("model.safetensors"), "{text}");
+    assert!(text.contains("`kebab models install --force`") && !text.contains(": installed"), "{text}");
+    let doc = env.json(&["models", "status"]);
+    assert_eq!(doc["installed"], false, "{doc}");
+    assert!(doc["damaged"].as_str().is_some_and(|why| why.contains("model.safetensors")), "{doc}");
+
+    // `models install`, without --force, replaces it rather than calling it installed.
+    let out = env.run(&["models", "install", "--from", from.to_str().unwrap()]);
+    assert!(out.status.success() && stderr(&out).contains("does not load"), "{}", stderr(&out));
+    assert_eq!(std::fs::metadata(&weights).unwrap().len(), size);
+    let doc = env.json(&["models", "status"]);
+    assert!(doc["installed"] == true && doc["damaged"].is_null(), "{doc}");
+    assert_eq!(env.json(&["search", "kettle"])["mode"], "hybrid");
 }
 
 #[test]

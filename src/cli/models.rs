@@ -32,7 +32,10 @@ struct StatusDoc {
     schema_version: &'static str,
     model: &'static str,
     dir: String,
+    /// The files are there and load: what search and ask need.
     installed: bool,
+    /// Why files that are there do not load (then `installed` is false).
+    damaged: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
@@ -40,17 +43,27 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     let default_dir = embed::model_dir(&cfg.embedding.model_dir, &ctx.paths.data_dir);
     match cmd {
         Command::Status => {
-            let installed = install::is_installed(&default_dir);
+            // A truncated model.safetensors passed for installed while every
+            // search and ask failed on it: files that are there are loaded.
+            let present = install::is_installed(&default_dir);
+            let damaged = if present { install::damage(&default_dir) } else { None };
             let doc = StatusDoc {
                 schema_version: "models_status.v1",
                 model: embed::local::MODEL_ID,
                 dir: default_dir.display().to_string(),
-                installed,
+                installed: present && damaged.is_none(),
+                damaged,
             };
             if ctx.out.json {
                 ctx.out.json(&doc)?;
             } else {
-                let state = if installed { "installed" } else { "not installed (`kebab models install`)" };
+                let state = match (&doc.damaged, doc.installed) {
+                    (Some(why), _) => {
+                        format!("damaged, it does not load ({why}); reinstall it with `kebab models install --force`")
+                    }
+                    (None, true) => "installed".to_string(),
+                    (None, false) => "not installed (`kebab models install`)".to_string(),
+                };
                 ctx.out.line(format!("{} in {}: {state}", doc.model, doc.dir))?;
             }
         }
@@ -65,9 +78,14 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             if let Some(p) = &from {
                 install::check_from(p)?;
             }
+            // A model whose files are there but do not load is replaced, as
+            // with --force: "already installed" left it broken.
             if install::is_installed(&dir) && !force {
-                ctx.out.notice(format!("{} is already installed in {}", embed::local::MODEL_ID, dir.display()));
-                return Ok(0);
+                let Some(why) = install::damage(&dir) else {
+                    ctx.out.notice(format!("{} is already installed in {}", embed::local::MODEL_ID, dir.display()));
+                    return Ok(0);
+                };
+                ctx.out.notice(format!("the model in {} does not load ({why}): replacing it", dir.display()));
             }
             let source = match from {
                 Some(p) => install::Source::Path(p),

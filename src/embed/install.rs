@@ -30,8 +30,23 @@ pub enum Source {
     Path(PathBuf),
 }
 
+/// Whether the model's files are all in `dir` (not whether they load: `damage`).
 pub fn is_installed(dir: &Path) -> bool {
     local::FILES.iter().all(|f| dir.join(f).is_file())
+}
+
+/// Why the model files in `dir` do not load, when they are all there (a copy
+/// cut short, a disk that filled up, a file edited by hand): `None` when they
+/// load. Loading is the check search and ask make, so `models status` agrees
+/// with them; it reads the weights (~90 MB, a fraction of a second), which
+/// only `models status` and `models install` pay. No digest of the files is
+/// pinned: `--from` may give any folder that loads.
+pub fn damage(dir: &Path) -> Option<String> {
+    match local::Local::load(dir) {
+        Ok(_) => None,
+        Err(super::EmbedError::Model(why)) => Some(why),
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 /// Whether `--from` can be installed from, as far as can be told without
