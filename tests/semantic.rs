@@ -430,3 +430,34 @@ fn a_model_dir_under_home_spelt_with_a_tilde_is_found_and_installed_there() {
     assert!(want.join("model.safetensors").is_file() && !work.join("~").exists(), "{}", stderr(&out));
     assert_eq!(env.json(&["models", "status"])["installed"], true);
 }
+
+#[test]
+fn a_relative_model_dir_is_from_the_config_files_folder_not_the_working_directory() {
+    // `model_dir = "models"` was looked for and installed in the working
+    // directory, while workspace.roots are read from the config file's folder:
+    // a model installed from one folder was "not installed" from another.
+    let env = Env::new();
+    let config = env.write("a/config.toml", "[embedding]\nmodel_dir = \"models\"\n");
+    let want = env.path("a/models");
+    let (first, second) = (env.path("work"), env.path("elsewhere"));
+    for dir in [&first, &second] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let run = |cwd: &PathBuf, args: &[&str]| {
+        let mut all = vec!["--config", config.to_str().unwrap()];
+        all.extend_from_slice(args);
+        env.cmd(&all).current_dir(cwd).output().unwrap()
+    };
+    let out = run(&first, &["models", "install", "--from", model_dir().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(want.join("model.safetensors").is_file() && !first.join("models").exists(), "{}", stderr(&out));
+    let status: serde_json::Value = serde_json::from_slice(&run(&second, &["--json", "models", "status"]).stdout).unwrap();
+    assert_eq!(status["dir"], want.to_str().unwrap(), "{status}");
+    assert_eq!(status["installed"], true, "{status}");
+    // Search from the other folder finds the model too.
+    notes(&env);
+    let out = run(&second, &["ingest", env.notes().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&run(&second, &["--json", "search", "kettle"]).stdout).unwrap();
+    assert_eq!(doc["mode"], "hybrid", "{doc}");
+}

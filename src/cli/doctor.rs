@@ -195,7 +195,7 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
         checks.push(check("embedding", Status::Ok, "none: lexical search only", None));
         return;
     }
-    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths);
     let Some(model) = model else {
         let fix = Some("`kebab models install`, then `kebab ingest` to embed the notes".into());
         checks.push(check("embedding", Status::Warn, note.unwrap_or_default(), fix));

@@ -204,7 +204,7 @@ pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> Stri
 /// Chunks beyond the `written` ones of this run were left by an earlier,
 /// interrupted run: that is said, so the run does not look like a no-op.
 fn embed_stage(ctx: &Ctx, cfg: &crate::config::Config, store: &crate::store::Store, force: bool, written: usize) -> Result<Option<EmbedSummary>> {
-    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths);
     if let Some(n) = note {
         ctx.out.notice(n);
     }

@@ -179,7 +179,7 @@ impl Ctx {
     /// flag) or the configured default. A default that cannot run falls back
     /// to lexical with a one-line notice; a flag that cannot run is an error.
     pub fn engine(&self, cfg: &Config, store: &Store, requested: Option<Mode>) -> Result<(Engine, Mode)> {
-        let (engine, note) = Engine::from_config(cfg, &self.paths.data_dir);
+        let (engine, note) = Engine::from_config(cfg, &self.paths);
         let want = requested.unwrap_or(cfg.search.default_mode);
         let (mode, fallback) = engine.resolve(store, want, requested.is_some())?;
         // The embedder's own notice (model files missing) says more than the fallback's.
@@ -204,7 +204,7 @@ impl Ctx {
 
     /// The folder relative `workspace.roots` are resolved against.
     pub fn config_dir(&self) -> PathBuf {
-        self.paths.config_file.parent().map(PathBuf::from).unwrap_or_default()
+        self.paths.config_dir()
     }
 }
 

@@ -40,7 +40,7 @@ struct StatusDoc {
 
 pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     let cfg = ctx.config()?;
-    let default_dir = embed::model_dir(&cfg.embedding.model_dir, &ctx.paths.data_dir);
+    let default_dir = embed::model_dir(&cfg.embedding.model_dir, &ctx.paths);
     match cmd {
         Command::Status => {
             // A truncated model.safetensors passed for installed while every

@@ -111,7 +111,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .with_hint("restore them (or mount their disk), or run `kebab watch PATH...`")
             .into());
     }
-    let (embedder, note) = crate::embed::select(&cfg.embedding, &ctx.paths.data_dir);
+    let (embedder, note) = crate::embed::select(&cfg.embedding, &ctx.paths);
     if let Some(n) = note {
         ctx.out.notice(n);
     }

@@ -96,7 +96,8 @@ timeout_secs = {timeout}
 # ollama (/api/embed) or openai (/v1/embeddings): a server's model; none: lexical only.
 # A database holds one model's vectors: after a change run `kebab ingest --force`.
 provider = "{emb}"
-# Where the local model's files live; empty = DATA_DIR/models/all-MiniLM-L6-v2.
+# Where the local model's files live (a relative path is from this file's folder);
+# empty = DATA_DIR/models/all-MiniLM-L6-v2.
 model_dir = "{emb_dir}"
 # For ollama / openai:
 model = "{emb_model}"

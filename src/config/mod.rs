@@ -33,7 +33,8 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct EmbeddingConfig {
     pub provider: EmbeddingProvider,
-    /// Where the local model's files live; empty = `DATA_DIR/models/all-MiniLM-L6-v2`.
+    /// Where the local model's files live (`~/…`, or relative to the config file's folder, as
+    /// `workspace.roots`); empty = `DATA_DIR/models/all-MiniLM-L6-v2`.
     pub model_dir: String,
     /// The server's embedding model (`ollama` / `openai`).
     pub model: String,
@@ -119,6 +120,17 @@ pub fn checked_k(k: i64) -> Result<usize, String> {
 pub fn under_home(p: &Path) -> Option<PathBuf> {
     let rest = p.strip_prefix("~").ok()?;
     Some(etcetera::home_dir().ok()?.join(rest))
+}
+
+/// A folder named in the config file (`workspace.roots`, `embedding.model_dir`):
+/// `~/…` under the home folder, a relative path from `config_dir`, the config
+/// file's folder. The working directory kebab happens to run in plays no part,
+/// so the same config finds the same folders from anywhere.
+pub fn from_config_dir(p: &Path, config_dir: &Path) -> PathBuf {
+    if let Some(home) = under_home(p) {
+        return home;
+    }
+    if p.is_relative() { config_dir.join(p) } else { p.to_path_buf() }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -500,6 +512,11 @@ impl Paths {
         };
         let database = data_dir.join("kebab.db");
         Ok(Paths { config_file, data_dir, database })
+    }
+
+    /// The config file's folder, which relative paths in it are resolved against.
+    pub fn config_dir(&self) -> PathBuf {
+        self.config_file.parent().map(PathBuf::from).unwrap_or_default()
     }
 }
 

@@ -22,7 +22,7 @@ use serde_json::Value;
 use ureq::Body;
 use ureq::http::Response;
 
-use crate::config::EmbeddingProvider;
+use crate::config::{EmbeddingProvider, Paths};
 use crate::http::{self, ServerError};
 pub use roles::{Profile, Role};
 
@@ -89,13 +89,13 @@ pub trait Embedder: Send + Sync {
 
 /// The configured embedder, or why there is none (a one-line notice naming
 /// the fix). `provider = "none"` gives neither.
-pub fn select(cfg: &crate::config::EmbeddingConfig, data_dir: &Path) -> (Option<Box<dyn Embedder>>, Option<String>) {
+pub fn select(cfg: &crate::config::EmbeddingConfig, paths: &Paths) -> (Option<Box<dyn Embedder>>, Option<String>) {
     match cfg.provider {
         EmbeddingProvider::None => return (None, None),
         EmbeddingProvider::Ollama | EmbeddingProvider::Openai => return server(cfg),
         EmbeddingProvider::Local => {}
     }
-    let dir = model_dir(&cfg.model_dir, data_dir);
+    let dir = model_dir(&cfg.model_dir, paths);
     match local::Local::open(&dir) {
         Ok(m) => (Some(Box::new(m.with_profile(Profile::from_config(cfg)))), None),
         Err(EmbedError::Missing(_)) => (
@@ -210,13 +210,14 @@ fn unit_vectors(url: &str, mut vectors: Vec<Vec<f32>>, texts: usize) -> Result<V
 }
 
 /// Where the local model lives: `embedding.model_dir`, or `DATA_DIR/models/all-MiniLM-L6-v2`.
-pub fn model_dir(configured: &str, data_dir: &Path) -> PathBuf {
+pub fn model_dir(configured: &str, paths: &Paths) -> PathBuf {
     if configured.is_empty() {
-        return data_dir.join("models").join(local::MODEL_ID);
+        return paths.data_dir.join("models").join(local::MODEL_ID);
     }
-    // "~/…" as workspace.roots takes it: literally, it was a folder named `~` in the working directory.
-    let p = Path::new(configured);
-    crate::config::under_home(p).unwrap_or_else(|| p.to_path_buf())
+    // "~/…" and a relative path as workspace.roots takes them: `model_dir =
+    // "models"` was looked for (and installed) in the working directory, so a
+    // model installed from one folder was missing when kebab ran from another.
+    crate::config::from_config_dir(Path::new(configured), &paths.config_dir())
 }
 
 #[cfg(test)]
@@ -254,7 +255,9 @@ mod tests {
 
     #[test]
     fn select_builds_the_server_providers_without_contacting_them() {
-        let data = Path::new("/nonexistent");
+        let nowhere = PathBuf::from("/nonexistent");
+        let (config_file, database) = (nowhere.join("config.toml"), nowhere.join("kebab.db"));
+        let data = &Paths { config_file, data_dir: nowhere, database };
         let roles = r#" query="search_query: " document="search_document: ""#;
         for (provider, id) in [(EmbeddingProvider::Ollama, "ollama/nomic-embed-text"), (EmbeddingProvider::Openai, "openai/nomic-embed-text")] {
             let cfg = crate::config::EmbeddingConfig { provider, ..Default::default() };

@@ -337,10 +337,7 @@ fn target_of(abs: PathBuf) -> Target {
 
 /// `~/notes` and paths relative to the config file's folder.
 fn expand_root(p: &Path, config_dir: &Path) -> PathBuf {
-    if let Some(home) = crate::config::under_home(p) {
-        return home;
-    }
-    if p.is_relative() { config_dir.join(p) } else { p.to_path_buf() }
+    crate::config::from_config_dir(p, config_dir)
 }
 
 fn build_excludes(patterns: &[String]) -> Result<GlobSet> {

@@ -112,8 +112,8 @@ impl Engine {
 
     /// The configured engine, and a one-line notice when the embedder is
     /// configured but cannot be used (searches then run lexical).
-    pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> (Engine, Option<String>) {
-        let (embedder, notice) = crate::embed::select(&cfg.embedding, data_dir);
+    pub fn from_config(cfg: &Config, paths: &crate::config::Paths) -> (Engine, Option<String>) {
+        let (embedder, notice) = crate::embed::select(&cfg.embedding, paths);
         let mut engine = Engine::new(embedder, &cfg.search);
         engine.switched_off = cfg.embedding.provider == crate::config::EmbeddingProvider::None;
         (engine, notice)
