@@ -169,7 +169,9 @@ fn vectors_of_another_model_are_never_mixed_in() {
     assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model = 'all-MiniLM-L6-v2'"), 0);
     // Searching meanwhile runs lexical rather than scanning the other model's vectors.
     let out = env.run(&["--json", "search", "kettle"]);
-    assert!(stderr(&out).contains("no vectors of all-MiniLM-L6-v2"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("vectors of other-model, not of the configured all-MiniLM-L6-v2"), "{err}");
+    assert!(err.contains("run `kebab ingest --force`"), "{err}");
     env.ok(&["ingest", "--force", env.notes().to_str().unwrap()]);
     assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model = 'all-MiniLM-L6-v2'"), chunks + 1);
     assert_eq!(count(&env, "SELECT count(*) FROM embeddings WHERE model <> 'all-MiniLM-L6-v2'"), 0);
@@ -460,4 +462,41 @@ fn a_relative_model_dir_is_from_the_config_files_folder_not_the_working_director
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&run(&second, &["--json", "search", "kettle"]).stdout).unwrap();
     assert_eq!(doc["mode"], "hybrid", "{doc}");
+}
+
+#[test]
+fn search_while_the_vectors_are_still_being_written_says_so_rather_than_to_index_the_notes() {
+    // With the chunks indexed and the vectors not (yet) all written, as while
+    // an ingest is embedding or after one stopped, search said "the notes have
+    // no vectors yet ... run `kebab ingest`", as if nothing were indexed, and
+    // said nothing once some vectors were in. The state is made here as such an
+    // ingest leaves it: it embeds oldest chunks first, committing as it goes.
+    let env = embedded("");
+    let chunks = count(&env, "SELECT count(*) FROM chunks");
+    assert!(chunks > 1);
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    conn.execute("DELETE FROM embeddings WHERE chunk_id = (SELECT max(id) FROM chunks)", []).unwrap();
+    let out = env.run(&["--json", "search", "kettle"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["mode"], "hybrid");
+    assert!(err.contains(&format!("1 of {chunks} indexed chunks have no vector of all-MiniLM-L6-v2 yet")), "{err}");
+    assert!(err.contains("by their words only") && err.contains("wait for the ingest embedding them to finish"), "{err}");
+
+    conn.execute("DELETE FROM embeddings", []).unwrap();
+    let (doc, err) = (env.json(&["search", "kettle"]), stderr(&env.run(&["search", "kettle"])));
+    assert_eq!(doc["mode"], "lexical", "{doc}");
+    assert!(err.contains(&format!("the {chunks} indexed chunks have no vectors of all-MiniLM-L6-v2 yet")), "{err}");
+    assert!(err.contains("wait for the ingest embedding them to finish, or run `kebab ingest` if none is running"), "{err}");
+    // Asked for by name, hybrid cannot run: the error says how to search now.
+    let out = env.run(&["--json", "search", "--mode", "hybrid", "kettle"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["code"], "no_vectors", "{doc}");
+    assert!(doc["hint"].as_str().unwrap().contains("`--mode lexical`"), "{doc}");
+
+    // The ingest that finishes the job leaves nothing to say.
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["search", "kettle"]);
+    assert!(out.status.success() && !stderr(&out).contains("vector"), "{}", stderr(&out));
 }

@@ -13,7 +13,7 @@ pub enum FrontEnd {
 
 /// Command-line phrases in hints and what the REPL says instead. Commands
 /// with no REPL form (`kebab ingest`) stay: the user runs them outside it.
-const REPL: &[(&str, &str)] = &[("`kebab sessions list`", "`:session list`")];
+const REPL: &[(&str, &str)] = &[("`kebab sessions list`", "`:session list`"), ("`--mode lexical`", "`:mode lexical`")];
 
 /// Command-line phrases in hints and how an MCP client is told to do the
 /// same. Applied in order, so a longer phrase comes before one it holds; a
@@ -33,6 +33,7 @@ const MCP: &[(&str, &str)] = &[
     ("(`--force` if", "(`\"force\": true` if"),
     ("`kebab ingest`", "the `ingest` tool"),
     ("`kebab sessions list`", "the `sessions_list` tool"),
+    ("`--mode lexical`", "`\"mode\": \"lexical\"`"),
 ];
 
 /// `hint`, written for the command line, as `front` says it.
@@ -59,6 +60,9 @@ mod tests {
         let force = "run `kebab ingest --force` to re-embed every chunk with the configured model";
         let called = "call the `ingest` tool with {\"force\": true} to re-embed every chunk with the configured model";
         assert_eq!(hint_for(FrontEnd::Mcp, force), called);
+        let now = "`--mode lexical` searches by words meanwhile";
+        assert_eq!(hint_for(FrontEnd::Mcp, now), "`\"mode\": \"lexical\"` searches by words meanwhile");
+        assert_eq!(hint_for(FrontEnd::Repl, now), "`:mode lexical` searches by words meanwhile");
     }
 
     /// Every hint in the code that names `kebab ingest` or `kebab sessions

@@ -148,10 +148,13 @@ impl Engine {
             ),
             None => Some(UserError::new("no_embedder", format!("{} search needs an embedding model", requested.as_str()))
                 .with_hint("run `kebab models install`, then `kebab ingest` to embed the notes")),
-            Some(m) if store.chunk_count()? > 0 && !store.has_vectors(m.model_id())? => Some(
-                UserError::new("no_vectors", format!("the notes have no vectors of {} yet", m.model_id()))
-                    .with_hint("run `kebab ingest` to embed them (`--force` if they hold another model's vectors)"),
-            ),
+            Some(m) if store.chunk_count()? > 0 && !store.has_vectors(m.model_id())? => {
+                Some(no_vectors(store, m.model_id(), explicit)?)
+            }
+            Some(m) if store.newest_chunk_lacks_vector()? => {
+                // Searchable as it is, but the vectors see only part of the notes: say so.
+                return Ok((requested, Some(vectors_incomplete(store, m.model_id(), requested)?)));
+            }
             Some(_) => None,
         };
         match why {
@@ -377,6 +380,40 @@ fn embed_query(model: &dyn Embedder, text: &str) -> Result<(Vec<f32>, f64, f64)>
     let t = Instant::now();
     let v = model.embed(&[text], crate::embed::Role::Query)?.pop().unwrap_or_default();
     Ok((v, load_ms, ms(t)))
+}
+
+/// Why notes that are indexed have no vectors of `model` to search. Without
+/// another model's vectors, an ingest is embedding them now, or one stopped
+/// (or ran without the model) before it wrote any: which, the database does
+/// not say, and "run `kebab ingest`" alone read as if nothing were indexed.
+/// Lexical mode is named only to a search that asked for another by name:
+/// the default one falls back to it by itself.
+fn no_vectors(store: &Store, model: &str, explicit: bool) -> Result<UserError> {
+    if let Some((have, _)) = store.embedding_model()?.filter(|(have, _)| have != model) {
+        return Ok(UserError::new("no_vectors", format!("the index holds vectors of {have}, not of the configured {model}"))
+            .with_hint("run `kebab ingest --force` to re-embed every chunk with the configured model"));
+    }
+    let message = match store.chunk_count()? {
+        1 => format!("the indexed chunk has no vector of {model} yet"),
+        n => format!("the {n} indexed chunks have no vectors of {model} yet"),
+    };
+    let meanwhile = if explicit { "; `--mode lexical` searches by words meanwhile" } else { "" };
+    Ok(UserError::new("no_vectors", message)
+        .with_hint(format!("wait for the ingest embedding them to finish, or run `kebab ingest` if none is running{meanwhile}")))
+}
+
+/// The notice for notes only some of which have vectors yet: the others are
+/// found by their words alone (hybrid) or not at all (vector) until they do.
+fn vectors_incomplete(store: &Store, model: &str, mode: Mode) -> Result<String> {
+    let (missing, chunks) = (store.count_without_vectors()?, store.chunk_count()?);
+    let reach = match mode {
+        Mode::Vector => "vector search cannot find them",
+        _ => "hybrid search finds them by their words only",
+    };
+    Ok(format!(
+        "{missing} of {chunks} indexed chunks have no vector of {model} yet, so {reach}: wait for the ingest embedding them \
+         to finish, or run `kebab ingest` if none is running"
+    ))
 }
 
 fn ms(t: Instant) -> f64 {

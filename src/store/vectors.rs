@@ -109,6 +109,19 @@ impl Store {
         Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM embeddings WHERE model = ?1)", [model], |r| r.get(0))?)
     }
 
+    /// Whether the newest chunk has no vector (nor a mark that the model does
+    /// not read it). Ingest embeds chunks oldest first and commits as it goes,
+    /// so while one is embedding, or after one stopped, the newest chunk is
+    /// among those without: one row looked up, cheap enough for every search.
+    pub fn newest_chunk_lacks_vector(&self) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.id = (SELECT max(id) FROM chunks)
+             AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.chunk_id = c.id))",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
     /// SQLite's `data_version`: it changes when another connection commits,
     /// which is when vectors held in memory may be out of date.
     pub fn data_version(&self) -> Result<i64> {
