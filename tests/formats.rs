@@ -257,3 +257,29 @@ fn an_html_page_with_no_readable_text_is_reported_not_indexed_empty() {
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
     assert!(hits(&env, "pear").is_empty(), "the old text is still found");
 }
+
+#[test]
+fn a_format_forced_on_a_file_not_in_it_names_the_file_and_says_to_drop_the_flag() {
+    // `--format pdf a.md` said "unreadable PDF (couldn't parse input: invalid
+    // file header); re-save or re-export it": the note was fine, the flag was not.
+    let env = env();
+    let note = env.write("notes/kiln.md", "# Kiln\n\nThe kiln was fired at dawn.\n");
+    let given = note.to_str().unwrap();
+    for (format, read_as) in [("pdf", "not a PDF"), ("jsonl", "no usable JSONL record")] {
+        let out = env.run(&["--json", "ingest", "--format", format, given]);
+        assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let message = doc["message"].as_str().unwrap();
+        assert!(message.contains("kiln.md") && message.contains(read_as), "{message}");
+        assert!(message.contains(&format!("drop --format {format} to read it as Markdown")), "{message}");
+        assert!(!message.contains("re-save") && !message.contains("re-export"), "{message}");
+    }
+    // Followed, the advice works.
+    assert_eq!(env.json(&["ingest", given])["added"], 1);
+    // A file whose name says PDF, and is not one, is said to be no PDF; no flag to drop.
+    let fake = env.write("notes/fake.pdf", "<html>a saved web page</html>");
+    let out = env.run(&["ingest", "--format", "pdf", fake.to_str().unwrap()]);
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("fake.pdf: not a PDF") && !err.contains("drop --format"), "{err}");
+}

@@ -34,7 +34,11 @@ pub enum PdfError {
     Empty,
     /// Protected by a password (or an encryption the reader does not know).
     Encrypted,
-    /// Not a readable PDF: truncated, a broken cross-reference table, not a PDF at all.
+    /// Not a PDF at all: no `%PDF-` header (a Markdown note read with
+    /// `--format pdf`, a web page saved as .pdf). Said so, not as the parser's
+    /// "invalid file header", which sends the user to re-export a file that is fine.
+    NotPdf,
+    /// Not a readable PDF: truncated, a broken cross-reference table.
     Broken { reason: String },
     /// Pages, but no text on any of them: a scan.
     NoText { pages: usize },
@@ -51,6 +55,9 @@ impl PdfError {
                 "empty (0 bytes), so there is no PDF to read; save or export it again, or list it in workspace.exclude".into()
             }
             PdfError::Encrypted => "encrypted PDF; save an unprotected copy to index it".into(),
+            PdfError::NotPdf => {
+                "not a PDF (it does not begin with %PDF-); if it should be one, export it again, or list it in workspace.exclude".into()
+            }
             PdfError::Broken { reason } => format!("unreadable PDF ({reason}); re-save or re-export it, or list it in workspace.exclude"),
             PdfError::NoText { pages } => format!(
                 "PDF with no text layer ({pages} page(s), probably scanned); kebab does not do OCR: run it through an OCR tool (e.g. ocrmypdf) and index the result"
@@ -79,9 +86,7 @@ pub fn extract(bytes: &[u8]) -> Result<Pages, PdfError> {
 }
 
 fn extract_unguarded(bytes: &[u8]) -> Result<Pages, PdfError> {
-    if bytes.is_empty() {
-        return Err(PdfError::Empty);
-    }
+    unparsed_check(bytes)?;
     let broken = |e: &dyn std::fmt::Display| PdfError::Broken { reason: e.to_string() };
     let mut doc = pdf_extract::Document::load_mem(bytes).map_err(|e| {
         if e.to_string().to_ascii_lowercase().contains("crypt") { PdfError::Encrypted } else { broken(&e) }
@@ -180,11 +185,21 @@ fn helper_program() -> Option<PathBuf> {
     (exe.file_stem()? == std::ffi::OsStr::new("kebab")).then_some(exe)
 }
 
-/// Read a PDF's pages with the time bound, in a helper process when possible.
-pub fn extract_bounded(bytes: &[u8], limit: Duration) -> Result<Pages, PdfError> {
+/// What can be told of a PDF before parsing it: that there is one. Readers
+/// accept the `%PDF-` header anywhere in the first 1024 bytes.
+fn unparsed_check(bytes: &[u8]) -> Result<(), PdfError> {
     if bytes.is_empty() {
         return Err(PdfError::Empty);
     }
+    if !bytes[..bytes.len().min(1024)].windows(5).any(|w| w == b"%PDF-") {
+        return Err(PdfError::NotPdf);
+    }
+    Ok(())
+}
+
+/// Read a PDF's pages with the time bound, in a helper process when possible.
+pub fn extract_bounded(bytes: &[u8], limit: Duration) -> Result<Pages, PdfError> {
+    unparsed_check(bytes)?;
     let Some(program) = helper_program() else { return extract(bytes) };
     let mut cmd = Command::new(program);
     cmd.arg(HELPER_ARG);
@@ -276,7 +291,7 @@ mod tests {
 
     #[test]
     fn garbage_and_truncated_input_are_broken_not_panics() {
-        assert!(matches!(extract(b"not a pdf at all"), Err(PdfError::Broken { .. })));
+        assert_eq!(extract(b"# A note\n\nnot a pdf at all\n"), Err(PdfError::NotPdf));
         assert!(matches!(extract(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog"), Err(PdfError::Broken { .. })));
         assert_eq!(extract(b""), Err(PdfError::Empty));
     }

@@ -80,7 +80,12 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     let mut bad_lines = Vec::new();
     let documents = if cand.format == "pdf" {
         let limit = std::time::Duration::from_secs(reading.cfg.workspace.pdf_timeout_secs);
-        let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| e.message())?;
+        let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| match e {
+            pdf::PdfError::NotPdf if reading.reformat => {
+                not_in_format(cand, "not a PDF (it does not begin with %PDF-)").unwrap_or_else(|| e.message())
+            }
+            e => e.message(),
+        })?;
         vec![DocumentInput {
             external_id: path.clone(),
             path,
@@ -137,10 +142,8 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                 let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
                 bad_lines = bad;
                 if records.is_empty() && !bad_lines.is_empty() {
-                    return Err(format!(
-                        "no usable JSONL record (line {}: {})",
-                        bad_lines[0].line, bad_lines[0].reason
-                    ));
+                    let problem = format!("no usable JSONL record (line {}: {})", bad_lines[0].line, bad_lines[0].reason);
+                    return Err(if reading.reformat { not_in_format(cand, &problem).unwrap_or(problem) } else { problem });
                 }
                 // Nothing in it and nothing of it indexed: said to be empty, as
                 // an empty PDF is, not counted as a file of 0 documents
@@ -297,6 +300,35 @@ fn html_without_text(empty: bool) -> String {
          such as <nav> without </nav>, hides the rest of the page); save the page as a browser shows it, \
          or list it in workspace.exclude"
     )
+}
+
+/// Why a file read as `--format` said is not in that format, with the way
+/// out: `--format pdf notes.md` said "unreadable PDF … re-save or re-export
+/// it", which sent the user to repair a note that was fine. `None` when the
+/// file's name says it is in that format: then --format is not to blame.
+fn not_in_format(cand: &Candidate, problem: &str) -> Option<String> {
+    let forced = cand.format;
+    let fix = match super::format_of(Path::new(&cand.rel), super::FormatChoice::Auto) {
+        // Its name says it is in that format: --format is not what went wrong.
+        Some(own) if own == forced => return None,
+        Some(own) => format!("drop --format {forced} to read it as {}, as its extension says", format_name(own)),
+        None => {
+            let others: Vec<&str> = ["md", "txt", "jsonl", "html", "pdf"].into_iter().filter(|f| *f != forced).collect();
+            format!("give --format the format it is in ({})", others.join(", "))
+        }
+    };
+    Some(format!("{problem}, and --format {forced} reads every file given as {}: {fix}", format_name(forced)))
+}
+
+/// A format's name in a sentence ("read it as Markdown").
+fn format_name(format: &str) -> &'static str {
+    match format {
+        "md" => "Markdown",
+        "txt" => "plain text",
+        "jsonl" => "JSON Lines",
+        "html" => "HTML",
+        _ => "a PDF",
+    }
 }
 
 fn too_big(bytes: u64, max: u64) -> String {
