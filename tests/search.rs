@@ -93,7 +93,7 @@ fn a_korean_loanword_spelt_another_way_is_searched_as_the_notes_spell_it() {
     for (q, typed, read) in [
         ("메소드를 어떻게 정의해", "메소드를", "메서드를"),
         ("쓰레드 만드는 법", "쓰레드", "스레드"),
-        ("트레잇이 뭐야", "트레잇이", "트레이트이"),
+        ("트레잇이 뭐야", "트레잇이", "트레이트가"),
     ] {
         let v = env.json(&["search", q]);
         assert_eq!(v["respelled"], serde_json::json!([{ "typed": typed, "read": read }]), "{q}");

@@ -166,6 +166,7 @@ fn korean_reading(store: &Store, word: &str, lookups: &mut usize) -> Result<Opti
         }
     }
     if let Some((other, _)) = best {
+        let particle = particle_after(&other, particle);
         return Ok(Some(format!("{other}{particle}")));
     }
     if syllables.len() < MIN_COMPOUND_SYLLABLES {
@@ -209,6 +210,23 @@ fn loanword_spellings(syllables: &[char]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Particles written one way after a final consonant and another after a
+/// vowel: (after a consonant, after a vowel).
+const PARTICLE_FORMS: &[(&str, &str)] = &[("이", "가"), ("을", "를"), ("은", "는"), ("과", "와"), ("이랑", "랑"), ("이란", "란"), ("이야", "야")];
+
+/// `particle` in the form `word`'s last syllable takes: a loanword read
+/// with a final of its own or without one (`트레잇이` → `트레이트가`) takes
+/// the other form, as the notes would write it.
+fn particle_after<'a>(word: &str, particle: &'a str) -> &'a str {
+    let closed = word.chars().last().and_then(crate::script::jamo).is_some_and(|(_, _, tail)| tail != 0);
+    let other = PARTICLE_FORMS.iter().find_map(|&(after_consonant, after_vowel)| match closed {
+        true if particle == after_vowel => Some(after_consonant),
+        false if particle == after_consonant => Some(after_vowel),
+        _ => None,
+    });
+    other.unwrap_or(particle)
 }
 
 /// Other spellings of a word the notes lack, to read it as: a month or
