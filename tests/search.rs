@@ -66,6 +66,26 @@ fn a_word_written_closed_up_is_searched_as_the_notes_hyphenate_it() {
 }
 
 #[test]
+fn a_word_spelt_the_british_or_american_way_is_searched_as_the_notes_spell_it() {
+    // "How do I initialise a vector?" found nothing of notes that write
+    // "initialize": the search lost the word and the gate counted it missing.
+    let env = Env::new();
+    env.write("notes/code.md", "# Code\n\nInitialize the buffer before the loop. Its behavior is documented.\n");
+    env.write("notes/town.md", "# Town\n\nThe centre of town has a market. We analyse its prices.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for (q, typed, read, file) in [
+        ("initialise the buffer", "initialise", "initialize", "notes/code.md"),
+        ("its behaviour", "behaviour", "behavior", "notes/code.md"),
+        ("town center", "center", "centre", "notes/town.md"),
+        ("analyze prices", "analyze", "analyse", "notes/town.md"),
+    ] {
+        let v = env.json(&["search", q]);
+        assert_eq!(v["respelled"], serde_json::json!([{ "typed": typed, "read": read }]), "{q}");
+        assert_eq!(v["hits"][0]["doc_path"], file, "{q}: {v}");
+    }
+}
+
+#[test]
 fn a_korean_compound_the_notes_write_apart_is_searched_as_its_two_words() {
     // "필기시험 점수 몇 점이었지?" found nothing: the notes write `학과시험
     // (필기)` and `시험` alone, never `필기시험`.

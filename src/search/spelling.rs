@@ -229,16 +229,30 @@ fn particle_after<'a>(word: &str, particle: &'a str) -> &'a str {
     other.unwrap_or(particle)
 }
 
+/// Parts of a word spelt one way in British English and another in
+/// American: "colour" / "color", "initialise" / "initialize", "analyse",
+/// "centre", "catalogue", "licence". ("travelled" and "traveled" need none:
+/// the index stems both to `travel`.)
+const REGIONAL: &[(&str, &str)] =
+    &[("our", "or"), ("ise", "ize"), ("isi", "izi"), ("isa", "iza"), ("yse", "yze"), ("ysi", "yzi"), ("tre", "ter"), ("ogue", "og"), ("ence", "ense")];
+
 /// Other spellings of a word the notes lack, to read it as: a month or
 /// weekday in full or shortened ("august" for notes that write "Aug 21"),
-/// a word made with "re-" as the word it is made from ("redeclaring" →
-/// "declaring"), and the word cut in two with a hyphen ("pi-hole").
+/// the British or American spelling ("behaviour" for notes that write
+/// "behavior", and the other way), a word made with "re-" as the word it is
+/// made from ("redeclaring" → "declaring"), and the word cut in two with a
+/// hyphen ("pi-hole").
 fn other_spellings(word: &str) -> Vec<String> {
     let mut out: Vec<String> = crate::words::CALENDAR
         .iter()
         .filter_map(|&(full, short)| if word == full { Some(short) } else if word == short { Some(full) } else { None })
         .map(String::from)
         .collect();
+    for &(british, american) in REGIONAL {
+        for (from, to) in [(british, american), (american, british)] {
+            out.extend(word.match_indices(from).map(|(at, _)| format!("{}{to}{}", &word[..at], &word[at + from.len()..])));
+        }
+    }
     out.extend(word.strip_prefix("re").filter(|b| b.len() >= 5).map(String::from));
     out.extend(
         (MIN_PART_LETTERS..=word.len().saturating_sub(MIN_PART_LETTERS)).map(|at| format!("{}-{}", &word[..at], &word[at..])),
