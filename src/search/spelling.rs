@@ -42,7 +42,13 @@ const MIN_PART_SYLLABLES: usize = 2;
 
 /// The shortest Korean word read in another loanword spelling, in
 /// syllables: a shorter one reaches another word by chance (`고기`, `거기`).
+/// Except one spelt by ear (`plain_after_palatal`), which is no Korean word.
 const MIN_LOANWORD_SYLLABLES: usize = 3;
+
+/// After ㅈ ㅉ ㅊ, Korean spelling writes no y-vowel: ㅑ ㅕ ㅛ ㅠ there are
+/// ㅏ ㅓ ㅗ ㅜ (`jamo` numbers, the leads, then the vowels as (y, plain)).
+const PALATAL_LEADS: &[u32] = &[12, 13, 14];
+const Y_VOWELS: &[(u32, u32)] = &[(2, 0), (6, 4), (12, 8), (17, 13)];
 
 /// Vowels a loanword is spelt with either way, as (typed, read) in `jamo`'s
 /// numbers: ㅓ/ㅗ (`메소드`, `메서드`), ㅓ/ㅔ (`제너릭`, `제네릭`), ㅏ/ㅓ
@@ -148,7 +154,9 @@ fn respelt(store: &Store, word: &str, done: &[Respelling], lookups: &mut usize) 
 fn korean_reading(store: &Store, word: &str, lookups: &mut usize) -> Result<Option<String>> {
     let stem = crate::words::strip_particle(word);
     let syllables: Vec<char> = stem.chars().collect();
-    if syllables.len() < MIN_LOANWORD_SYLLABLES || crate::script::is_verb_form(word) || *lookups == MAX_LOOKUPS {
+    let by_ear = plain_after_palatal(&syllables);
+    let short = syllables.len() < MIN_LOANWORD_SYLLABLES;
+    if short && by_ear.is_none() || crate::script::is_verb_form(word) || *lookups == MAX_LOOKUPS {
         return Ok(None);
     }
     let chunks_with = |part: &str| store.docs_matching(FtsIndex::Words, &format!("\"{part}\"*"));
@@ -159,7 +167,8 @@ fn korean_reading(store: &Store, word: &str, lookups: &mut usize) -> Result<Opti
     let particle = &word[stem.len()..];
     let mut best: Option<(String, i64)> = None;
     let asks = crate::words::is_question_word(word) || crate::words::is_filler(word);
-    for other in loanword_spellings(&syllables).into_iter().filter(|_| !asks) {
+    let others = if short { Vec::new() } else { loanword_spellings(&syllables) };
+    for other in by_ear.into_iter().chain(others).filter(|_| !asks) {
         let n = chunks_with(&other)?;
         if n > best.as_ref().map_or(0, |b| b.1) {
             best = Some((other, n));
@@ -210,6 +219,18 @@ fn loanword_spellings(syllables: &[char]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The word with each y-vowel after ㅈ ㅉ ㅊ written plain (`버젼` → `버전`,
+/// `쥬스` → `주스`), as Korean spelling writes it; `None` when it has none.
+fn plain_after_palatal(syllables: &[char]) -> Option<String> {
+    use crate::script::{jamo, syllable};
+    let plain = |c: char| {
+        let (lead, vowel, tail) = jamo(c)?;
+        let &(_, to) = Y_VOWELS.iter().find(|(y, _)| *y == vowel).filter(|_| PALATAL_LEADS.contains(&lead))?;
+        Some(syllable(lead, to, tail))
+    };
+    syllables.iter().any(|&c| plain(c).is_some()).then(|| syllables.iter().map(|&c| plain(c).unwrap_or(c)).collect())
 }
 
 /// Particles written one way after a final consonant and another after a
