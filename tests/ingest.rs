@@ -478,6 +478,15 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_through_prune() {
     assert_eq!(docs(&env), 3, "the notes of a folder that could not be listed were pruned");
     drop(closed);
 
+    // One that lists its files but lets none be looked at (as a folder
+    // closed between listing it and reading): they are there, so kept.
+    let shut = common::unenterable(env.path("notes/closed"));
+    let out = run(&["--json", "ingest", "--prune", &notes]);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    assert_eq!(s["removed"], 0, "{s}");
+    drop(shut);
+    assert_eq!(docs(&env), 3, "the notes of a folder whose files could not be looked at were pruned");
+
     // The root itself, remembered (no PATH): nothing of it is pruned either.
     let root = common::unlistable(env.notes());
     let out = run(&["--json", "ingest", "--prune"]);

@@ -444,7 +444,15 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 errors.push(Skipped { path: rel_of(entry.path()), reason: NOT_REGULAR.into() })
             }
             Ok(_) => {}
-            Err(e) => errors.push(Skipped { path: rel_of(entry.path()), reason: cannot_read(&e, ft.is_symlink()) }),
+            Err(e) => {
+                // Listed but not looked at (its folder closed to us since it
+                // was listed): it is there, so what the index holds of it is
+                // kept, not pruned as gone.
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    present.push(rel_of(entry.path()));
+                }
+                errors.push(Skipped { path: rel_of(entry.path()), reason: cannot_read(&e, ft.is_symlink()) })
+            }
         }
     }
     Walk { candidates: found, errors, unlisted, present }

@@ -145,8 +145,18 @@ impl Drop for Listable {
 
 /// `folder` made unlistable (mode 000) until the guard is dropped.
 pub fn unlistable(folder: PathBuf) -> Listable {
+    with_mode(folder, 0o000)
+}
+
+/// `folder` made to list its entries but not let them be looked at (mode
+/// r--, no x) until the guard is dropped.
+pub fn unenterable(folder: PathBuf) -> Listable {
+    with_mode(folder, 0o444)
+}
+
+fn with_mode(folder: PathBuf, mode: u32) -> Listable {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(mode)).unwrap();
     Listable(folder)
 }
 
