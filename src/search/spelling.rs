@@ -12,7 +12,8 @@
 //!
 //! Before a typo, such a word is tried in the other ways notes write it
 //! (`other_spellings`): a month or weekday shortened ("august" for notes
-//! that say "Aug 21"), a word made with re- as the word it is made from
+//! that say "Aug 21"), the British or American spelling ("initialise" for
+//! notes that say "initialize"), a word made with re- as the word it is made from
 //! ("redeclaring" → "declaring"), and a word written closed up that the notes
 //! hyphenate ("pihole", "wifi" for notes that say "Pi-hole", "Wi-Fi"). That
 //! one is tried from four letters: it is two words the notes hold side by
@@ -21,7 +22,7 @@
 //! A Korean word the notes hold no word starting with is read as the notes
 //! write it: a loanword in the spelling they use (`메소드` → `메서드`,
 //! `쓰레드` → `스레드`; `loanword_spellings`), or a compound as the two
-//! nouns they hold (`필기시험` → `필기 시험`; `korean_parts`).
+//! nouns they hold (`필기시험` → `필기 시험`): `korean_reading`.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -41,7 +42,7 @@ const MIN_COMPOUND_SYLLABLES: usize = 4;
 const MIN_PART_SYLLABLES: usize = 2;
 
 /// The shortest Korean word read in another loanword spelling, in
-/// syllables: a shorter one reaches another word by chance (`고기`, `거기`).
+/// syllables: a shorter one reaches another word by chance (`고리`, `거리`).
 /// Except one spelt by ear (`plain_after_palatal`), which is no Korean word.
 const MIN_LOANWORD_SYLLABLES: usize = 3;
 
@@ -254,8 +255,10 @@ fn particle_after<'a>(word: &str, particle: &'a str) -> &'a str {
 /// American: "colour" / "color", "initialise" / "initialize", "analyse",
 /// "centre", "catalogue", "licence". ("travelled" and "traveled" need none:
 /// the index stems both to `travel`.)
-const REGIONAL: &[(&str, &str)] =
-    &[("our", "or"), ("ise", "ize"), ("isi", "izi"), ("isa", "iza"), ("yse", "yze"), ("ysi", "yzi"), ("tre", "ter"), ("ogue", "og"), ("ence", "ense")];
+const REGIONAL: &[(&str, &str)] = &[
+    ("our", "or"), ("ise", "ize"), ("isi", "izi"), ("isa", "iza"), ("yse", "yze"), ("ysi", "yzi"), ("tre", "ter"), ("ogue", "og"),
+    ("ence", "ense"),
+];
 
 /// Other spellings of a word the notes lack, to read it as: a month or
 /// weekday in full or shortened ("august" for notes that write "Aug 21"),

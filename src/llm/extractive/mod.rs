@@ -348,11 +348,10 @@ pub fn answer(g: &Grounding) -> String {
         // which says what the code shows ("The type of `s` here is
         // `&str`"), unless that sentence announces what comes next.
         let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).collect();
-        let explained = group.last().map(|&l| l + 1).filter(|&x| {
-            let u = all.get(x);
-            all[x - 1].kind == UnitKind::Code
-                && u.is_some_and(|u| u.n == all[c].n && u.kind == UnitKind::Sentence && !u.text.trim_end().ends_with(':'))
-                && !already_said(said, &all[x].text)
+        let explained = group.last().filter(|&&l| all[l].kind == UnitKind::Code).map(|&l| l + 1).filter(|&x| {
+            all.get(x).is_some_and(|u| {
+                u.n == all[c].n && u.kind == UnitKind::Sentence && !u.text.trim_end().ends_with(':') && !already_said(said, &u.text)
+            })
         });
         for i in group.into_iter().chain(explained).chain(titled) {
             if !quotes.contains(&i) {
