@@ -346,9 +346,13 @@ pub fn answer(g: &Grounding) -> String {
         let titled = if k == 0 { under_title(&all, c) } else { Vec::new() };
         // What ends in a code block brings the sentence after the block,
         // which says what the code shows ("The type of `s` here is
-        // `&str`"), unless that sentence announces what comes next.
+        // `&str`"), unless that sentence announces what comes next; so does
+        // an announcement whose block is not in the notes (an included
+        // file, a picture): the sentence after it says what it showed.
         let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).collect();
-        let explained = group.last().filter(|&&l| all[l].kind == UnitKind::Code).map(|&l| l + 1).filter(|&x| {
+        let announces_nothing =
+            |l: usize| all[l].kind == UnitKind::Sentence && all[l].text.trim_end().ends_with(':') && all[l].follow.is_empty();
+        let explained = group.last().filter(|&&l| all[l].kind == UnitKind::Code || announces_nothing(l)).map(|&l| l + 1).filter(|&x| {
             all.get(x).is_some_and(|u| {
                 u.n == all[c].n && u.kind == UnitKind::Sentence && !u.text.trim_end().ends_with(':') && !already_said(said, &u.text)
             })

@@ -321,6 +321,19 @@ fn a_quote_ending_in_code_brings_the_sentence_after_it_that_says_what_the_code_s
 }
 
 #[test]
+fn an_announcement_whose_block_is_missing_brings_the_sentence_after_it() {
+    // "Can a test return a Result instead of panicking?" quoted "Here's the
+    // test …, rewritten to use `Result<T, E>` …:", whose listing is an
+    // included file, and not "The `it_works` function now has the
+    // `Result<(), String>` return type." after it.
+    let ev = ["Frames come out with a hive tool. Here is how a frame is lifted:\n\n\
+        The flat end goes under the lug and levers it up.\n\nBees may follow it."];
+    let a = answer(&grounding("How is a frame lifted out?", &ev));
+    assert!(a.contains("\"Here is how a frame is lifted:\" [#1]\n\"The flat end goes under the lug and levers it up.\" [#1]"), "{a}");
+    assert!(!a.contains("Bees may follow") && verified(&a, &ev), "{a}");
+}
+
+#[test]
 fn a_how_many_question_is_answered_by_the_sentence_with_the_count() {
     let ev = ["The hives on the roof were painted green and white last spring by the club.", "Three hives sit on the roof."];
     let a = answer(&grounding("How many hives are on the roof?", &ev));
