@@ -224,9 +224,12 @@ fn rearm(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms) ->
             }
         }
         if arms.armed[i].is_none() && now.is_some() && arms.arm(i, root) {
-            // As at the start: said before the changes found in the folder.
-            announce(ctx, "rewatching", &[root.target_path()])?;
+            // Said once the folder is in step again, after what was found in
+            // it: a reader acting on it (changing the folder) then does not
+            // race the catch-up, which could find a file it had listed
+            // closed to it by then.
             watched.apply(sync, &[root.target_path()], &mut |c| print_change(ctx, sync.stop, c))?;
+            announce(ctx, "rewatching", &[root.target_path()])?;
         }
     }
     Ok(())
