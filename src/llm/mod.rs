@@ -4,6 +4,7 @@
 //! text as it arrives and may ask to stop (Ctrl-C). Errors are typed so the
 //! ask pipeline can keep the partial text of a stream that broke.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub mod auto;
@@ -137,6 +138,19 @@ pub trait ChatModel {
     /// `ollama`, `openai`, `extractive` (tests add their own).
     fn provider(&self) -> &'static str;
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError>;
+    /// `chat` that also stops, as `on_text` returning `Flow::Stop` does, as
+    /// soon as `cancel` is set — for a server model, even while it sends
+    /// nothing (evaluating a long prompt, stalled, composing a whole answer),
+    /// when `on_text` is never called. A model that answers at once needs
+    /// nothing more than `chat`.
+    fn chat_until(
+        &self,
+        req: &ChatRequest,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+        _cancel: &AtomicBool,
+    ) -> Result<Completion, LlmError> {
+        self.chat(req, on_text)
+    }
     /// Whether the model follows written instructions beyond answering from
     /// evidence — a multi-hop ask needs it to reply with a JSON list of
     /// sub-questions. The built-in extractive model only quotes evidence.

@@ -4,11 +4,12 @@
 //! server is up and has the model.
 
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::stream::Answer;
+use super::stream::{self, Answer};
 use crate::http::{self, Lines, MAX_LINE_BYTES};
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
@@ -110,6 +111,21 @@ impl ChatModel for Ollama {
     /// names no context length) leaves kebab with `llm.context_tokens`.
     fn context_window(&self) -> Option<usize> {
         *self.window.get_or_init(|| show_context_length(&self.base_url, &self.model, self.timeout.min(SHOW_TIMEOUT)))
+    }
+
+    /// The call runs on a thread of its own, so a Ctrl-C is heeded while the server is silent.
+    fn chat_until(
+        &self,
+        req: &ChatRequest,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+        cancel: &AtomicBool,
+    ) -> Result<Completion, LlmError> {
+        if self.context_tokens.is_some() {
+            // Asked here, where the answer is kept, not by the clone that is dropped with its thread.
+            let _ = self.context_window();
+        }
+        let (model, req) = (self.clone(), req.clone());
+        stream::relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
     }
 
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {

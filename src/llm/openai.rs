@@ -8,11 +8,12 @@
 //! it and a server that echoes it back has it replaced in the error.
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::stream::Answer;
+use super::stream::{self, Answer};
 use crate::http::{self, Lines, MAX_LINE_BYTES};
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
@@ -122,6 +123,17 @@ impl ChatModel for OpenAi {
 
     fn provider(&self) -> &'static str {
         "openai"
+    }
+
+    /// The call runs on a thread of its own, so a Ctrl-C is heeded while the server is silent.
+    fn chat_until(
+        &self,
+        req: &ChatRequest,
+        on_text: &mut dyn FnMut(&str) -> Flow,
+        cancel: &AtomicBool,
+    ) -> Result<Completion, LlmError> {
+        let (model, req) = (self.clone(), req.clone());
+        stream::relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
     }
 
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {

@@ -1,9 +1,14 @@
 //! The bookkeeping of a streamed answer, shared by the server providers:
-//! the text so far, the time of the first piece, and the caller's callback.
+//! the text so far, the time of the first piece, and the caller's callback;
+//! and `relay`, which lets a caller stop waiting on a server at any moment.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{Completion, Flow, Usage};
+use super::{Completion, Flow, LlmError, Usage};
 
 /// The answer being streamed: collects the text, times the first piece and
 /// passes each piece to the caller's callback.
@@ -36,3 +41,71 @@ impl<'a> Answer<'a> {
     }
 }
 
+
+/// What the thread talking to the server passes back.
+enum Relayed {
+    Piece(String),
+    Done(Result<Completion, LlmError>),
+}
+
+/// How often the waiting caller looks at the cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `call` — a server call, streaming through the callback it is given —
+/// on a thread of its own and relays its pieces to `on_text`, so the caller
+/// can stop waiting the moment `cancel` is set: a blocking socket read would
+/// otherwise hold a Ctrl-C until the server sent something or timed out. The
+/// stopped completion carries the text so far; the abandoned thread drops
+/// its connection (which makes the server stop) at its next piece, or ends at
+/// the idle timeout.
+pub fn relay<F>(cancel: &AtomicBool, on_text: &mut dyn FnMut(&str) -> Flow, call: F) -> Result<Completion, LlmError>
+where
+    F: FnOnce(&mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> + Send + 'static,
+{
+    let started = Instant::now();
+    let stopped = |text: String, first_token: Option<Duration>| {
+        Ok(Completion { text, stopped: true, first_token, ..Completion::default() })
+    };
+    if cancel.load(Ordering::SeqCst) {
+        return stopped(String::new(), None);
+    }
+    let (tx, rx) = mpsc::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_worker = stop.clone();
+    let spawned = thread::Builder::new().name("model server".into()).spawn(move || {
+        let pieces = tx.clone();
+        let mut forward = |piece: &str| {
+            let gone = pieces.send(Relayed::Piece(piece.to_string())).is_err();
+            if gone || stop_worker.load(Ordering::SeqCst) { Flow::Stop } else { Flow::Continue }
+        };
+        let result = call(&mut forward);
+        let _ = tx.send(Relayed::Done(result));
+    });
+    if let Err(e) = spawned {
+        return Err(LlmError::Other(format!("cannot start a thread for the model server: {e}")));
+    }
+    let mut text = String::new();
+    let mut first_token = None;
+    loop {
+        if cancel.load(Ordering::SeqCst) {
+            stop.store(true, Ordering::SeqCst);
+            return stopped(text, first_token);
+        }
+        match rx.recv_timeout(CANCEL_POLL) {
+            Ok(Relayed::Piece(piece)) => {
+                first_token.get_or_insert_with(|| started.elapsed());
+                text.push_str(&piece);
+                if on_text(&piece) == Flow::Stop {
+                    stop.store(true, Ordering::SeqCst);
+                    return stopped(text, first_token);
+                }
+            }
+            // The pieces came before it, in order: its text is the text relayed.
+            Ok(Relayed::Done(result)) => return result,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(LlmError::Other("the model server call ended without an answer (a kebab bug)".into()));
+            }
+        }
+    }
+}

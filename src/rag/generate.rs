@@ -1,5 +1,6 @@
-//! Generate: run the model on the calling thread, pass each piece of text to
-//! the sink as it arrives, and stop when the user cancels. A sink that went
+//! Generate: run the model, pass each piece of text to the sink as it
+//! arrives, and stop when the user cancels — at once, even while the server
+//! sends nothing (`ChatModel::chat_until`). A sink that went
 //! away (a closed pipe) never stops generation: the answer is still built and
 //! saved. A server that ignores the answer cap (`max_tokens`) is cut by
 //! kebab at about that many tokens, so a model stuck in a loop cannot stream
@@ -46,7 +47,7 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
         }
         Flow::Continue
     };
-    let result = model.chat(req, &mut on_text);
+    let result = model.chat_until(req, &mut on_text, cancel);
     match result {
         Ok(c) => Generated {
             aborted: (c.stopped && !capped) || cancel.load(Ordering::SeqCst),
