@@ -107,7 +107,10 @@ pub fn agent(url: &str, connect: Duration, idle: Duration) -> Agent {
         .timeout_recv_response(Some(idle))
         .timeout_per_write(Some(idle))
         // The agent lives for one call: pooling would only keep sockets open.
-        .max_idle_connections(0);
+        .max_idle_connections(0)
+        // A redirect comes back as a response, which `status_error` explains: followed, a 301/302
+        // turns the POST into a bodiless GET and a 307/308 cannot be resent from a stream.
+        .max_redirects(0);
     // A proxy from the environment must not capture a model server on this machine.
     let builder = if is_loopback(url) { builder.proxy(None) } else { builder };
     builder.build().new_agent()
@@ -185,6 +188,11 @@ pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> Ser
 /// own message. `secret` (an API key) is cut out of anything the server echoed.
 pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> ServerError {
     let status = resp.status().as_u16();
+    if let Some(location) = resp.headers().get("location").and_then(|v| v.to_str().ok())
+        && resp.status().is_redirection()
+    {
+        return redirect_error(url, status, &redact(location, secret));
+    }
     let reason = resp.status().canonical_reason().unwrap_or("no message").to_lowercase();
     // Redacted before the message is cut short, so no prefix of the key survives.
     let body = redact(&read_body(resp, MAX_ERROR_BODY).unwrap_or_default(), secret);
@@ -193,6 +201,36 @@ pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> Se
         message = reason;
     }
     ServerError::Http { url: url.to_string(), status, message, hint: None }
+}
+
+/// A redirect from the server at `url` to `location`: where it points, and
+/// the base URL to set so kebab asks there (the target without the endpoint
+/// path kebab adds, when it ends with the same one).
+fn redirect_error(url: &str, status: u16, location: &str) -> ServerError {
+    let location = crate::script::printable(location);
+    let target = if location.contains("://") {
+        location.to_string()
+    } else {
+        let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+        let host = rest.split('/').next().unwrap_or(rest);
+        match location.strip_prefix("//") {
+            Some(elsewhere) => format!("{scheme}://{elsewhere}"),
+            None if location.starts_with('/') => format!("{scheme}://{host}{location}"),
+            None => format!("{}/{location}", url.rsplit_once('/').map_or(url, |(dir, _)| dir)),
+        }
+    };
+    let endpoint = ["/api/", "/v1/"].iter().filter_map(|p| url.rfind(p)).max().map_or("", |at| &url[at..]);
+    let base = match target.strip_suffix(endpoint) {
+        Some(base) if !endpoint.is_empty() => base,
+        _ => &target,
+    };
+    let key = if url.contains("/embed") { "embedding.base_url" } else { "llm.base_url" };
+    ServerError::Http {
+        url: url.to_string(),
+        status,
+        message: format!("it redirects to {target}"),
+        hint: Some(format!("set {key} to {base} (kebab does not follow redirects)")),
+    }
 }
 
 /// `status_error` for an OpenAI-compatible server, with a hint for a bad key
