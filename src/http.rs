@@ -24,6 +24,10 @@ use ureq::{Agent, Body};
 pub enum ServerError {
     #[error("cannot reach the model server at {url}: {message}")]
     Unreachable { url: String, message: String },
+    /// An `https://` address whose server made no TLS connection: most often
+    /// one that speaks plain HTTP, as local model servers do.
+    #[error("no https connection with the model server at {url}: {message}")]
+    Tls { url: String, message: String },
     #[error("the model server at {url} answered {status}: {message}")]
     Http { url: String, status: u16, message: String, hint: Option<String> },
     #[error("the model server at {url} sent nothing for {secs} s")]
@@ -47,11 +51,24 @@ impl ServerError {
     pub fn hint(&self) -> Option<String> {
         match self {
             ServerError::Unreachable { url, .. } => Some(unreachable_hint(url)),
+            ServerError::Tls { url, .. } => Some(tls_hint(url, "llm")),
             ServerError::Http { hint, .. } => hint.clone(),
             ServerError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
             _ => None,
         }
     }
+}
+
+/// For a failed https connection to `url`, an endpoint under `section`.base_url.
+pub fn tls_hint(url: &str, section: &str) -> String {
+    let plain = base_of(url).replacen("https://", "http://", 1);
+    format!("if the server speaks plain HTTP, as a local Ollama or llama-server does, set {section}.base_url to {plain}")
+}
+
+/// The base URL `url` is an endpoint of: without the path kebab adds
+/// (`/api/chat`, `/v1/chat/completions`, …).
+fn base_of(url: &str) -> &str {
+    ["/api/", "/v1/"].iter().filter_map(|p| url.rfind(p)).max().map_or(url, |at| &url[..at])
 }
 
 /// How to start the kind of server `url` is an endpoint of: Ollama's
@@ -154,6 +171,11 @@ pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> ServerError {
             unreachable(format!("no connection within {} s", secs(CONNECT_TIMEOUT)))
         }
         ureq::Error::Timeout(_) => ServerError::Timeout { url: url.to_string(), secs: secs(idle), partial: String::new() },
+        // Before any answer: the TLS handshake failed (rustls reports a plain HTTP reply as corrupt data).
+        ureq::Error::Io(e) if url.starts_with("https://") && (dropped(&e) || e.kind() == io::ErrorKind::InvalidData) => {
+            ServerError::Tls { url: url.to_string(), message: e.to_string() }
+        }
+        ureq::Error::Rustls(e) => ServerError::Tls { url: url.to_string(), message: e.to_string() },
         ureq::Error::Io(e) if dropped(&e) => stream_error(url, format!("the server closed the connection ({e})"), ""),
         ureq::Error::Protocol(e) => stream_error(url, format!("not a valid HTTP response ({e})"), ""),
         ureq::Error::BadUri(e) => ServerError::Other(format!("bad model server URL {url}: {e}")),
@@ -219,18 +241,11 @@ fn redirect_error(url: &str, status: u16, location: &str) -> ServerError {
             None => format!("{}/{location}", url.rsplit_once('/').map_or(url, |(dir, _)| dir)),
         }
     };
-    let endpoint = ["/api/", "/v1/"].iter().filter_map(|p| url.rfind(p)).max().map_or("", |at| &url[at..]);
-    let base = match target.strip_suffix(endpoint) {
-        Some(base) if !endpoint.is_empty() => base,
-        _ => &target,
-    };
+    let endpoint = &url[base_of(url).len()..];
+    let base = target.strip_suffix(endpoint).filter(|_| !endpoint.is_empty()).unwrap_or(&target);
     let key = if url.contains("/embed") { "embedding.base_url" } else { "llm.base_url" };
-    ServerError::Http {
-        url: url.to_string(),
-        status,
-        message: format!("it redirects to {target}"),
-        hint: Some(format!("set {key} to {base} (kebab does not follow redirects)")),
-    }
+    let hint = Some(format!("set {key} to {base} (kebab does not follow redirects)"));
+    ServerError::Http { url: url.to_string(), status, message: format!("it redirects to {target}"), hint }
 }
 
 /// `status_error` for an OpenAI-compatible server, with a hint for a bad key

@@ -57,6 +57,7 @@ impl EmbedError {
                     "start the server (e.g. `ollama serve`), fix embedding.base_url, or set embedding.provider = \"local\""
                         .into(),
                 ),
+                ServerError::Tls { url, .. } => Some(crate::http::tls_hint(url, "embedding")),
                 ServerError::Timeout { .. } => {
                     Some("the server may be overloaded; raise embedding.timeout_secs or try again".into())
                 }

@@ -150,6 +150,7 @@ fn redacted(err: ServerError, secret: Option<&str>) -> ServerError {
     let r = |text: String| http::redact(&text, secret);
     match err {
         ServerError::Unreachable { url, message } => ServerError::Unreachable { url: r(url), message: r(message) },
+        ServerError::Tls { url, message } => ServerError::Tls { url: r(url), message: r(message) },
         ServerError::Http { url, status, message, hint } => {
             ServerError::Http { url: r(url), status, message: r(message), hint: hint.map(r) }
         }

@@ -1,12 +1,15 @@
-//! A model server that answers the question with a redirect (an `http://`
-//! address moved to `https://`, a proxy in front of a moved server): kebab
-//! does not follow it — a 301 or 302 would turn the question into a bodiless
-//! GET, a 307 or 308 cannot be resent from a stream — and says where the
-//! server points, so the user can set `llm.base_url` there.
+//! `llm.base_url` pointing a little off the server: an `https://` address for
+//! a server that speaks plain HTTP (a local Ollama or llama-server), and a
+//! server that answers the question with a redirect (an `http://` address
+//! moved to `https://`, a proxy in front of a moved server). Neither is
+//! "cannot reach the server, start it": the error says what happened and the
+//! hint the address to set. A redirect is not followed — a 301 or 302 would
+//! turn the question into a bodiless GET, a 307 or 308 cannot be resent from
+//! a stream.
 
 mod common;
 
-use common::fake_server::{BOTH, Kind, Server, Step};
+use common::fake_server::{BOTH, Kind, Server, Step, response};
 use common::{Env, stderr};
 
 fn redirect(status: &str, location: &str) -> Step {
@@ -16,12 +19,16 @@ fn redirect(status: &str, location: &str) -> Step {
 }
 
 fn home(kind: Kind, server: &Server) -> Env {
+    home_at(kind, &server.url)
+}
+
+fn home_at(kind: Kind, base_url: &str) -> Env {
     let env = Env::new();
     let config = format!(
         "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = 5\n\n\
          [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
         kind.provider(),
-        server.url
+        base_url
     );
     env.write("config/kebab/config.toml", config);
     common::cargo_and_tea_notes(&env);
@@ -57,4 +64,25 @@ fn a_redirect_to_a_path_on_the_same_server_names_the_whole_address() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("hint: set llm.base_url to {}/proxy", server.url)), "{err}");
+}
+
+#[test]
+fn an_https_address_for_a_plain_http_server_says_so_and_names_the_http_address() {
+    for kind in BOTH {
+        // What an HTTP server does with a TLS handshake: answer 400 in plain text (Go's
+        // net/http, so Ollama), or close the connection.
+        let replies = [vec![response("400 Bad Request", "text/plain", "Client sent an HTTP request to an HTTPS server")], vec![]];
+        for reply in replies {
+            // Twice: Ollama's first connection asks /api/show.
+            let server = Server::start(vec![reply.clone(), reply]);
+            let address = server.url.replace("http://", "https://");
+            let env = home_at(kind, &address);
+            let out = env.run(&["ask", "How do I create a new project with cargo?"]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{kind:?}: {err}");
+            assert!(err.contains(&format!("no https connection with the model server at {address}")), "{kind:?}: {err}");
+            assert!(err.contains(&format!("set llm.base_url to {}", server.url)), "{kind:?}: {err}");
+            assert!(!err.contains("start Ollama") && !err.contains("start the OpenAI"), "{kind:?}: {err}");
+        }
+    }
 }
