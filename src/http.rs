@@ -249,14 +249,27 @@ fn redirect_error(url: &str, status: u16, location: &str) -> ServerError {
 }
 
 /// `status_error` for an OpenAI-compatible server, with a hint for a bad key
-/// or model that names the settings of `section` (`llm` or `embedding`).
-pub fn openai_status_error(url: &str, resp: Response<Body>, api_key: Option<&str>, section: &str, model: &str) -> ServerError {
+/// or model that names the settings of `section` (`llm` or `embedding`) and
+/// the variable the key was read from (`key_env`, empty when none is named).
+pub fn openai_status_error(
+    url: &str,
+    resp: Response<Body>,
+    api_key: Option<&str>,
+    key_env: &str,
+    section: &str,
+    model: &str,
+) -> ServerError {
     match status_error(url, resp, api_key) {
         ServerError::Http { url, status, message, hint: None } => {
             let hint = match status {
                 401 | 403 => Some(match api_key {
-                    Some(_) => format!("check the API key in the environment variable named by {section}.api_key_env"),
-                    None => format!("set the API key in the environment variable named by {section}.api_key_env"),
+                    _ if key_env.is_empty() => format!(
+                        "set {section}.api_key_env to the name of the environment variable that holds the API key"
+                    ),
+                    Some(_) => format!("check the API key in {key_env} ({section}.api_key_env names it)"),
+                    None => {
+                        format!("{key_env} is unset or empty: set it to the server's API key ({section}.api_key_env names it)")
+                    }
                 }),
                 404 => Some(format!("check {section}.model ({model}) and {section}.base_url")),
                 _ => None,

@@ -555,3 +555,26 @@ fn doctor_says_which_context_kebab_plans_with() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("context 4096 tokens (the model's maximum, below llm.context_tokens = 8192)"), "{text}");
 }
+
+#[test]
+fn a_refused_key_names_the_variable_it_came_from_or_that_none_is_named() {
+    let refusal = || vec![vec![response("401 Unauthorized", "application/json", r#"{"error":{"message":"Missing bearer token"}}"#)]];
+    let cases = [
+        ("api_key_env = \"MY_LLM_KEY\"", None, "hint: MY_LLM_KEY is unset or empty: set it to the server's API key (llm.api_key_env names it)"),
+        ("api_key_env = \"MY_LLM_KEY\"", Some("sk-wrong"), "hint: check the API key in MY_LLM_KEY (llm.api_key_env names it)"),
+        ("api_key_env = \"\"", None, "hint: set llm.api_key_env to the name of the environment variable that holds the API key"),
+    ];
+    for (setting, key, hint) in cases {
+        let server = Server::start(refusal());
+        let env = server_home(Kind::OpenAi, &server, setting);
+        let mut cmd = env.cmd(&["ask", QUESTION]);
+        if let Some(key) = key {
+            cmd.env("MY_LLM_KEY", key);
+        }
+        let out = cmd.output().unwrap();
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{setting}: {err}");
+        assert!(err.contains("answered 401: Missing bearer token"), "{setting}: {err}");
+        assert!(err.contains(hint), "{setting} {key:?}: {err}");
+    }
+}

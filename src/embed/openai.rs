@@ -24,6 +24,9 @@ pub struct OpenAi {
     pub base_url: String,
     pub model: String,
     pub api_key: Option<String>,
+    /// The variable the key is read from (`embedding.api_key_env`), named in
+    /// the hint for a refused key; empty when none is named.
+    pub api_key_env: String,
     /// Idle timeout: the longest wait for the next piece of the answer.
     pub timeout: Duration,
     /// `openai/MODEL` and the roles: what the vectors are tagged with.
@@ -66,7 +69,9 @@ impl OpenAi {
         let model = model.into();
         // The model name's own roles until `with_profile` says otherwise.
         let profile = Profile::from_config(&EmbeddingConfig { provider: EmbeddingProvider::Openai, model: model.clone(), ..Default::default() });
-        OpenAi { base_url: base_url.into(), id: String::new(), model, api_key, timeout, profile: profile.clone() }.with_profile(profile)
+        let api_key_env = String::new();
+        OpenAi { base_url: base_url.into(), id: String::new(), model, api_key, api_key_env, timeout, profile: profile.clone() }
+            .with_profile(profile)
     }
 
     /// The model served as `profile` says.
@@ -81,8 +86,8 @@ impl OpenAi {
     /// (local servers need none).
     pub fn from_config(cfg: &EmbeddingConfig) -> OpenAi {
         let api_key = http::api_key(&cfg.api_key_env);
-        OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs))
-            .with_profile(Profile::from_config(cfg))
+        let model = OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs));
+        OpenAi { api_key_env: cfg.api_key_env.clone(), ..model.with_profile(Profile::from_config(cfg)) }
     }
 
     fn url(&self) -> String {
@@ -94,7 +99,7 @@ impl OpenAi {
     }
 
     fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> ServerError {
-        http::openai_status_error(url, resp, self.secret(), "embedding", &self.model)
+        http::openai_status_error(url, resp, self.secret(), &self.api_key_env, "embedding", &self.model)
     }
 
     fn request(&self, url: &str, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, ServerError> {

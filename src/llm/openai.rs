@@ -27,6 +27,9 @@ pub struct OpenAi {
     pub base_url: String,
     pub model: String,
     pub api_key: Option<String>,
+    /// The variable the key is read from (`llm.api_key_env`), named in
+    /// the hint for a refused key; empty when none is named.
+    pub api_key_env: String,
     /// Idle timeout: the longest wait for the next piece of the answer.
     pub timeout: Duration,
 }
@@ -49,14 +52,15 @@ impl OpenAi {
         api_key: Option<String>,
         timeout: Duration,
     ) -> OpenAi {
-        OpenAi { base_url: base_url.into(), model: model.into(), api_key, timeout }
+        OpenAi { base_url: base_url.into(), model: model.into(), api_key, api_key_env: String::new(), timeout }
     }
 
     /// Reads the key from the environment variable named by `llm.api_key_env`;
     /// an unset or empty variable means no key (local servers need none).
     pub fn from_config(cfg: &LlmConfig) -> OpenAi {
         let api_key = http::api_key(&cfg.api_key_env);
-        OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs))
+        let model = OpenAi::new(cfg.base_url.clone(), cfg.model.clone(), api_key, Duration::from_secs(cfg.timeout_secs));
+        OpenAi { api_key_env: cfg.api_key_env.clone(), ..model }
     }
 
     fn url(&self) -> String {
@@ -89,7 +93,7 @@ impl OpenAi {
     }
 
     fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
-        http::openai_status_error(url, resp, self.secret(), "llm", &self.model)
+        http::openai_status_error(url, resp, self.secret(), &self.api_key_env, "llm", &self.model)
     }
 
     /// A server that ignored `stream: true` sent one JSON completion.
