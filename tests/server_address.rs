@@ -86,3 +86,21 @@ fn an_https_address_for_a_plain_http_server_says_so_and_names_the_http_address()
         }
     }
 }
+
+#[test]
+fn an_address_with_no_host_is_a_config_error_naming_the_setting() {
+    for (section, address) in [("llm", "http://"), ("llm", "https:///v1"), ("embedding", "http://:11434")] {
+        let env = Env::new();
+        env.write("config/kebab/config.toml", format!("[{section}]\nbase_url = \"{address}\"\n"));
+        let out = env.run(&["ask", "How do I create a new project with cargo?"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{address}: {err}");
+        assert!(err.contains(&format!("`{section}.base_url` must name the server's host after http://")), "{address}: {err}");
+    }
+    // A host, a port, a user and IPv6 pass.
+    for address in ["http://127.0.0.1:11434", "https://me@models.example/v1", "http://[::1]:8080"] {
+        let env = Env::new();
+        env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"extractive\"\nbase_url = \"{address}\"\n"));
+        env.ok(&["config", "show"]);
+    }
+}

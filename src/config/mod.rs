@@ -421,8 +421,8 @@ impl Config {
                 ));
             }
         }
-        if !(self.llm.base_url.starts_with("http://") || self.llm.base_url.starts_with("https://")) {
-            return Err(bad("llm.base_url", "must start with http:// or https://"));
+        if let Some(problem) = base_url_problem(&self.llm.base_url) {
+            return Err(bad("llm.base_url", problem));
         }
         if !(0.0..=2.0).contains(&self.llm.temperature) {
             return Err(bad("llm.temperature", "must be between 0 and 2"));
@@ -433,8 +433,8 @@ impl Config {
         if !(16..=32768).contains(&self.llm.max_answer_tokens) {
             return Err(bad("llm.max_answer_tokens", "must be between 16 and 32768"));
         }
-        if !(self.embedding.base_url.starts_with("http://") || self.embedding.base_url.starts_with("https://")) {
-            return Err(bad("embedding.base_url", "must start with http:// or https://"));
+        if let Some(problem) = base_url_problem(&self.embedding.base_url) {
+            return Err(bad("embedding.base_url", problem));
         }
         if self.embedding.provider.is_server() && self.embedding.model.trim().is_empty() {
             return Err(bad("embedding.model", "must name the server's embedding model"));
@@ -457,6 +457,20 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// What is wrong with a model server's address, if anything: it is an
+/// http(s) URL naming a host. `http://` alone passed and every call failed
+/// with "http: invalid format" and a hint to start a server at "http:".
+fn base_url_problem(url: &str) -> Option<&'static str> {
+    let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {
+        return Some("must start with http:// or https://");
+    };
+    // After any `user@`, before any `:port`.
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    (host.is_empty() || host.starts_with(':'))
+        .then_some("must name the server's host after http:// or https:// (e.g. \"http://127.0.0.1:11434\")")
 }
 
 /// The dotted key (`search.default_k`) on the line holding `byte`: the key
