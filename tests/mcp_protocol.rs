@@ -259,3 +259,29 @@ fn a_last_request_without_a_newline_is_answered_when_the_client_hangs_up() {
     assert_eq!(run.reply(json!(1))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn a_call_still_running_when_the_client_hangs_up_is_answered_before_the_server_exits() {
+    // `printf '…' | kebab mcp` with a model that takes a while: rmcp waited
+    // 5 s after the end of input, then exited without the answer.
+    use common::fake_server::{Kind, Server, wait};
+    let env = home();
+    let kind = Kind::Ollama;
+    let slow = [kind.piece("To create a new project, run `cargo new hello` [#1]."), kind.finish(), common::fake_server::end()];
+    let mut script = vec![common::fake_server::stream_head(kind.content_type()), wait(7000)];
+    script.extend(slow);
+    let server = Server::start(vec![script]);
+    env.write(
+        "config/kebab/config.toml",
+        format!(
+            "[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n\n\
+             [search]\ndefault_mode = \"lexical\"\n",
+            server.url
+        ),
+    );
+    let question = json!({ "name": "ask", "arguments": { "question": "How do I create a new project?" } });
+    let run = exchange(&env, &[initialize(0), initialized(), call(1, question)]);
+    let answer = &run.reply(json!(1))["result"]["structuredContent"]["answer"];
+    assert!(answer.as_str().is_some_and(|a| a.contains("cargo new hello")), "{:?}\n{}", run.replies, run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}

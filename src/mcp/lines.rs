@@ -9,6 +9,11 @@
 //! Every line rmcp reads is UTF-8 (a byte that is not becomes U+FFFD, and the
 //! request is answered). One task prints rmcp's replies and these, a whole
 //! line at a time, so they never interleave.
+//!
+//! At the end of the client's input rmcp waits 5 s for the calls still
+//! running, then exits without their replies, so `printf '…' | kebab mcp`
+//! lost an answer a model took longer over. Its input is therefore held open
+//! until every `tools/call` handed to it has been answered (or cancelled).
 
 use rmcp::model::InitializeRequestParams;
 use serde_json::{Value, json};
@@ -32,6 +37,10 @@ impl Pipes {
         let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
         let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
         let (print, mut to_print) = tokio::sync::mpsc::unbounded_channel::<String>();
+        // The ids of the calls rmcp has and has not answered yet.
+        let (running, mut idle) = tokio::sync::watch::channel(Vec::<String>::new());
+        let running = std::sync::Arc::new(running);
+        let answered = running.clone();
         // Stdin blocks: a thread reads it.
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
@@ -54,6 +63,12 @@ impl Pipes {
             while let Some(line) = received.recv().await {
                 match check(&line, &mut lifecycle) {
                     Verdict::Forward => {
+                        // Counted before rmcp can answer it.
+                        match awaited(&line) {
+                            Some(Awaited::Call(id)) => running.send_modify(|ids| ids.push(id)),
+                            Some(Awaited::Cancelled(id)) => running.send_modify(|ids| forget(ids, &id)),
+                            None => {}
+                        }
                         if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
                             break;
                         }
@@ -64,15 +79,22 @@ impl Pipes {
                     Verdict::Drop(why) => eprintln!("kebab mcp: {why}"),
                 }
             }
+            // The client has said all it will; rmcp reads the end of its input
+            // (dropping `stdin_pipe`) once the calls it was given are answered.
+            let _ = idle.wait_for(Vec::is_empty).await;
         });
         tokio::spawn(async move {
             let mut rmcp_out = tokio::io::BufReader::new(rmcp_out);
             let mut line = String::new();
             while rmcp_out.read_line(&mut line).await.is_ok_and(|n| n > 0) {
-                if print.send(std::mem::take(&mut line)).is_err() {
-                    break;
+                if let Some(id) = reply_id(&line) {
+                    answered.send_modify(|ids| forget(ids, &id));
                 }
+                // Read on when stdout is gone, so the calls still end.
+                let _ = print.send(std::mem::take(&mut line));
             }
+            // rmcp has stopped: nothing more will be answered.
+            answered.send_modify(Vec::clear);
         });
         let printer = tokio::spawn(async move {
             let mut stdout = tokio::io::stdout();
@@ -83,6 +105,48 @@ impl Pipes {
             }
         });
         Pipes { to_rmcp, from_rmcp, reader, printer }
+    }
+}
+
+/// A line handed to rmcp that starts or ends a wait for a reply.
+#[derive(Debug, PartialEq)]
+enum Awaited {
+    /// A `tools/call` with this id (as JSON text): rmcp answers it.
+    Call(String),
+    /// `notifications/cancelled` for this id: rmcp will not answer it.
+    Cancelled(String),
+}
+
+fn awaited(line: &str) -> Option<Awaited> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+        id: Option<Value>,
+        params: Option<Value>,
+    }
+    let message = serde_json::from_str::<Message>(line).ok()?;
+    match (message.method.as_deref(), message.id) {
+        (Some("tools/call"), Some(id)) => Some(Awaited::Call(id.to_string())),
+        (Some("notifications/cancelled"), None) => Some(Awaited::Cancelled(message.params?.get("requestId")?.to_string())),
+        _ => None,
+    }
+}
+
+/// The id of a reply rmcp wrote (a line with an id and no method), as JSON text.
+fn reply_id(line: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+        id: Option<Value>,
+    }
+    let message = serde_json::from_str::<Message>(line).ok()?;
+    message.id.filter(|_| message.method.is_none()).map(|id| id.to_string())
+}
+
+/// Drops one of `id` (a client may reuse an id while a call with it runs).
+fn forget(ids: &mut Vec<String>, id: &str) {
+    if let Some(at) = ids.iter().position(|i| i == id) {
+        ids.swap_remove(at);
     }
 }
 
@@ -277,5 +341,16 @@ mod tests {
         assert_eq!(check(good, &mut life), Verdict::Forward);
         assert!(life.initialized);
         assert_eq!(check(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &mut life), Verdict::Forward);
+    }
+
+    #[test]
+    fn a_call_is_awaited_until_a_reply_or_cancellation_carries_its_id() {
+        let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"ask"}}"#;
+        assert_eq!(awaited(call), Some(Awaited::Call("\"a\"".into())));
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#;
+        assert_eq!(awaited(cancel), Some(Awaited::Cancelled("\"a\"".into())));
+        assert_eq!(awaited(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).as_deref(), Some("\"a\""));
+        assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
     }
 }
