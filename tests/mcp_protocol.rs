@@ -285,3 +285,20 @@ fn a_call_still_running_when_the_client_hangs_up_is_answered_before_the_server_e
     assert!(answer.as_str().is_some_and(|a| a.contains("cargo new hello")), "{:?}\n{}", run.replies, run.stderr);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn a_method_the_server_does_not_serve_is_method_not_found_naming_the_ones_it_does() {
+    // rmcp's message was the method's name alone ("resources/list").
+    let env = home();
+    let asks = ["resources/list", "prompts/list", "logging/setLevel", "tools/List"];
+    let mut lines = vec![initialize(0), initialized()];
+    lines.extend(asks.iter().zip(1..).map(|(m, id)| line(json!({ "jsonrpc": "2.0", "id": id, "method": m, "params": {} }))));
+    let run = exchange(&env, &lines);
+    for (method, id) in asks.iter().zip(1..) {
+        let (code, message) = run.error(json!(id));
+        assert_eq!(code, -32601, "{message}");
+        assert!(message.starts_with(&format!("Method not found: {method};")), "{message}");
+        assert!(message.contains("tools/list") && message.contains("tools/call"), "{message}");
+    }
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}

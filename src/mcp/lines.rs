@@ -8,7 +8,8 @@
 //! Stdin and stdout as rmcp sees them are pipes this module fills and drains.
 //! Every line rmcp reads is UTF-8 (a byte that is not becomes U+FFFD, and the
 //! request is answered). One task prints rmcp's replies and these, a whole
-//! line at a time, so they never interleave.
+//! line at a time, so they never interleave; its "Method not found" is
+//! reworded there to name the method and the ones served.
 //!
 //! At the end of the client's input rmcp waits 5 s for the calls still
 //! running, then exits without their replies, so `printf '…' | kebab mcp`
@@ -91,7 +92,7 @@ impl Pipes {
                     answered.send_modify(|ids| forget(ids, &id));
                 }
                 // Read on when stdout is gone, so the calls still end.
-                let _ = print.send(std::mem::take(&mut line));
+                let _ = print.send(not_found_named(std::mem::take(&mut line)));
             }
             // rmcp has stopped: nothing more will be answered.
             answered.send_modify(Vec::clear);
@@ -141,6 +142,23 @@ fn reply_id(line: &str) -> Option<String> {
     }
     let message = serde_json::from_str::<Message>(line).ok()?;
     message.id.filter(|_| message.method.is_none()).map(|id| id.to_string())
+}
+
+/// JSON-RPC's "Method not found", which rmcp sends with the method's name
+/// alone as its message, said as such and with the methods served.
+fn not_found_named(line: String) -> String {
+    const METHOD_NOT_FOUND: i64 = -32601;
+    if !line.contains("-32601") {
+        return line;
+    }
+    let Ok(mut reply) = serde_json::from_str::<Value>(&line) else { return line };
+    let Some(error) = reply.get_mut("error").filter(|e| e["code"] == METHOD_NOT_FOUND) else { return line };
+    let method = error["message"].as_str().unwrap_or_default().to_string();
+    error["message"] = Value::String(format!(
+        "Method not found: {method}; kebab mcp serves tools alone (its capabilities say so): \
+         initialize, ping, tools/list and tools/call"
+    ));
+    format!("{reply}\n")
 }
 
 /// Drops one of `id` (a client may reuse an id while a call with it runs).
