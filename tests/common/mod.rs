@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod fake_server;
+pub mod mcp_client;
 pub mod pdf;
 
 use std::path::{Path, PathBuf};
