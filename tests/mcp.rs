@@ -318,8 +318,16 @@ fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
     assert_eq!(err["code"], "bad_input", "{err}");
     let message = err["message"].as_str().unwrap();
     assert!(message.contains("notes/latin.txt") && message.contains("not valid UTF-8"), "{err}");
+    // Said once: the one file's reason was given twice over.
+    assert_eq!(message.matches("not valid UTF-8").count(), 1, "{err}");
     // No command-line flag the tool does not have.
     assert!(!err["hint"].as_str().unwrap().contains("--format"), "{err}");
+    // Two files: each named with its reason, once.
+    env.write("notes/empty.pdf", b"not a pdf");
+    let err = client.tool_error("ingest", json!({ "paths": [env.notes()] }));
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("2 skipped") && message.contains("notes/empty.pdf: not a PDF"), "{err}");
+    assert_eq!(message.matches("not valid UTF-8").count(), 1, "{err}");
 }
 
 #[test]

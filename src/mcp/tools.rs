@@ -450,9 +450,14 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
     let summary = ingest::run(&mut kb.store, &kb.cfg, &config_dir, &opts, &mut |_| {})?;
     if let Some(e) = ingest::nothing_ingested(&summary) {
         // The command line printed each reason as it went; a client sees only
-        // this error, so it names the files and why (the first few).
+        // this error, so it names the files and why (the first few). One file
+        // and its reason the error names already.
         const SHOWN: usize = 5;
         let skipped = &summary.skipped_files;
+        if skipped.len() == 1 {
+            let hint = "fix or convert the file named (or leave it out), then call ingest again";
+            return Err(UserError::new(e.code, e.message).with_hint(hint).into());
+        }
         let mut reasons: Vec<String> = skipped.iter().take(SHOWN).map(|s| format!("{}: {}", s.path, s.reason)).collect();
         if skipped.len() > SHOWN {
             reasons.push(format!("and {} more (kebab ingest on the command line lists them all)", skipped.len() - SHOWN));
