@@ -512,6 +512,22 @@ fn docs_with_a_glob_that_matches_nothing_says_so_not_that_nothing_is_indexed() {
 }
 
 #[test]
+fn docs_with_a_glob_naming_a_folder_says_to_add_the_files_under_it() {
+    // 'notes' and 'notes/' match no path; the notice said a glob starts with
+    // the root's name, which this one did.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    for glob in ["notes", "notes/"] {
+        let out = env.run(&["docs", "--path-glob", glob]);
+        let err = stderr(&out);
+        assert!(err.contains("notes is a folder: 'notes/**' matches the documents under it"), "{glob}: {err}");
+        assert!(!err.contains("so a glob starts with the root's name"), "{glob}: {err}");
+    }
+    assert!(env.ok(&["docs", "--path-glob", "notes/**"]).contains("notes/tea.md"));
+}
+
+#[test]
 fn docs_path_glob_on_a_file_name_matches_the_records_of_a_jsonl_file() {
     // Each JSONL record is a document `notes/terms.jsonl#ID`; `--path-glob '**/*.jsonl'`
     // matched none of them and said paths look like notes/…, as if the glob were wrong.

@@ -39,6 +39,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     // Kept for the notice: an index that holds documents, none of them matching.
     let first = all.first().map(|d| d.path.clone());
     let total = all.len();
+    // A glob naming a folder ('notes', 'notes/') matches no path: the files under it are 'notes/**'.
+    let folder = args.path_glob.as_deref().map(|g| g.trim_end_matches('/')).filter(|f| !f.is_empty()).and_then(|f| {
+        let under = globset::Glob::new(&format!("{f}/**")).ok()?.compile_matcher();
+        all.iter().any(|d| under.is_match(&d.path)).then(|| f.to_string())
+    });
     // A JSONL record's path is FILE#ID: a glob naming the file ('**/*.jsonl') matches its records too.
     let matches =
         |m: &globset::GlobMatcher, path: &str| m.is_match(path) || path.rsplit_once('#').is_some_and(|(f, _)| m.is_match(f));
@@ -48,6 +53,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         return Ok(0);
     }
     match (&args.path_glob, &first) {
+        (Some(g), Some(_)) if documents.is_empty() && let Some(f) = &folder => ctx.out.notice(format!(
+            "no document path matches {:?}: {f} is a folder: '{f}/**' matches the documents under it",
+            one_line(g),
+            f = one_line(f)
+        )),
         (Some(g), Some(first)) if documents.is_empty() => ctx.out.notice(format!(
             "no document path matches {:?} ({} in all; paths look like {}, so a glob starts with the root's name)",
             one_line(g),
