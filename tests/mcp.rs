@@ -408,6 +408,11 @@ fn a_k_below_one_says_at_least_1_as_the_cli_does_negative_or_zero() {
         assert_eq!(err["message"], "k must be at least 1", "{tool} {args}: {err}");
         assert!(err["hint"].as_str().unwrap().contains("leave k out"), "{tool} {args}: {err}");
     }
+    // Past what a signed 64-bit number holds it said "expected a whole number", of a whole number.
+    for k in [json!(10_001), json!(u64::MAX)] {
+        let err = client.tool_error("search", json!({ "query": "tea", "k": k }));
+        assert_eq!(err["message"], "k must be at most 10000", "{k}: {err}");
+    }
     let cli = String::from_utf8_lossy(&env.run(&["ask", "-k", "-1", "What is tea?"]).stderr).into_owned();
     assert!(cli.contains("error: -k must be at least 1"), "{cli}");
     // The schema the client sees is unchanged: a whole number from 0, as before.

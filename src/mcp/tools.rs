@@ -52,6 +52,7 @@ fn misfit<T: serde::de::DeserializeOwned>(value: &Value, error: &str) -> String 
         ("expected usize", "expected a whole number, 0 or more"),
         ("expected u64", "expected a whole number, 0 or more"),
         ("expected i64", "expected a whole number"),
+        ("expected i128", "expected a whole number"),
         ("expected a sequence", "expected an array"),
     ]
     .iter()
@@ -113,9 +114,10 @@ pub struct SearchArgs {
     /// What to look for: words or phrases from the notes.
     pub query: String,
     /// Number of hits (at least 1) [default: search.default_k from the config].
-    // Read signed, so -1 is refused as 0 is (`check_k`); the schema stays a whole number.
+    // Read signed and wide, so -1 is refused as 0 is and 2^64 - 1 as 10001 is
+    // (`check_k`); the schema stays a whole number.
     #[schemars(with = "Option<usize>")]
-    pub k: Option<i64>,
+    pub k: Option<i128>,
     /// Retrieval mode [default: search.default_mode from the config].
     pub mode: Option<ModeArg>,
 }
@@ -133,7 +135,7 @@ pub struct AskArgs {
     pub mode: Option<ModeArg>,
     /// Chunks to retrieve and pack (at least 1) [default: search.default_k].
     #[schemars(with = "Option<usize>")]
-    pub k: Option<i64>,
+    pub k: Option<i128>,
 }
 
 /// `cite`: a chunk by id, or the evidence `n` of a session's turn.
@@ -206,8 +208,10 @@ fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
 
 /// `k` checked as the command line checks `-k` (`config::checked_k`): -1 gets
 /// the words 0 gets, where serde said "0 or more" and 0 was then refused.
-fn check_k(k: Option<i64>) -> Result<Option<usize>> {
+fn check_k(k: Option<i128>) -> Result<Option<usize>> {
     let hint = "leave k out for the configured default (search.default_k)";
+    // Past i64 either way is as far out of range as i64's ends are.
+    let k = k.map(|k| i64::try_from(k).unwrap_or(if k < 0 { i64::MIN } else { i64::MAX }));
     k.map(|k| crate::config::checked_k(k).map_err(|why| bad(format!("k {why}"), hint))).transpose()
 }
 
