@@ -373,10 +373,15 @@ fn a_k_beyond_ten_thousand_is_a_clear_error_not_an_abort() {
     let env = Env::new();
     env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    // Past a signed 64-bit number clap said 'number too large to fit in target type'.
+    let past = "99999999999999999999";
     for args in [
         &["search", "-k", "99999999999", "tea"][..],
         &["ask", "-k", "99999999999", "how long does green tea steep?"][..],
         &["eval", "retrieval", "--queries", "q.jsonl", "--qrels", "r.tsv", "-k", "99999999999"][..],
+        &["search", "-k", past, "tea"][..],
+        &["ask", "-k", past, "how long does green tea steep?"][..],
+        &["eval", "retrieval", "--queries", "q.jsonl", "--qrels", "r.tsv", "-k", past][..],
     ] {
         let out = env.run(args);
         let err = stderr(&out);

@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// Number of hits [default: search.default_k]
-    #[arg(short, value_name = "N", allow_negative_numbers = true)]
+    #[arg(short, value_name = "N", allow_negative_numbers = true, value_parser = super::wide_k)]
     k: Option<i64>,
     /// Show the index queries, candidate counts and timings
     #[arg(long)]
