@@ -147,6 +147,17 @@ fn doctor_says_a_data_dir_does_not_exist_yet_and_does_not_create_it() {
     let out = env.run(&["--data-dir", file.join("kebab").to_str().unwrap(), "doctor"]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("is a file, not a folder"), "{}", String::from_utf8_lossy(&out.stdout));
+    // The data dir itself a file: a failed check among the others (the
+    // model's too), not an error before any check (exit 1, config unchecked).
+    let out = env.run(&["--json", "--data-dir", file.to_str().unwrap(), "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let checks = v["checks"].as_array().unwrap();
+    let data_dir = checks.iter().find(|c| c["name"] == "data dir").cloned().unwrap_or_default();
+    assert_eq!(data_dir["status"], "fail", "{v}");
+    assert!(data_dir["detail"].as_str().unwrap().contains("is a file, not a folder"), "{v}");
+    assert!(checks.iter().any(|c| c["name"] == "llm") && checks.iter().any(|c| c["name"] == "config"), "{v}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
 }
 
 #[test]

@@ -150,6 +150,14 @@ fn context_note(llm: &crate::config::LlmConfig, reported: Option<usize>) -> Stri
 }
 
 fn data_dir_check(dir: &Path, readonly: bool) -> Check {
+    if dir.exists() && !dir.is_dir() {
+        return check(
+            "data dir",
+            Status::Fail,
+            format!("{} is a file, not a folder", dir.display()),
+            Some("point --data-dir / KEBAB_DATA_DIR at a folder; kebab creates it if it is missing".into()),
+        );
+    }
     if readonly {
         return check(
             "data dir",

@@ -379,7 +379,8 @@ fn check_paths(paths: &Paths, config_named: bool, command: &Command) -> Result<(
             .into());
     }
     let data_dir_hint = "point --data-dir (or KEBAB_DATA_DIR) at a folder; kebab creates it if it is missing";
-    if paths.data_dir.exists() && !paths.data_dir.is_dir() {
+    // Doctor reports it as a failed check beside the others.
+    if paths.data_dir.exists() && !paths.data_dir.is_dir() && !naming_only {
         return Err(UserError::new("bad_input", format!("the data dir {} is a file, not a folder", paths.data_dir.display()))
             .with_hint(data_dir_hint)
             .into());
