@@ -8,19 +8,9 @@ mod common;
 
 use std::io::{BufRead, Write};
 
-use common::mcp_client::Client;
+use common::mcp_client::{Client, home};
 use common::{Env, cargo_and_tea_notes};
 use serde_json::{Value, json};
-
-/// The built-in extractive model, lexical search (no embedding model needed).
-fn home() -> Env {
-    let env = Env::new();
-    env.write(
-        "config/kebab/config.toml",
-        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-    );
-    env
-}
 
 #[test]
 fn the_handshake_names_kebab_and_the_six_tools_come_with_input_schemas() {

@@ -5,19 +5,9 @@
 
 mod common;
 
-use common::mcp_client::Client;
+use common::mcp_client::{Client, home};
 use common::{Env, cargo_and_tea_notes};
 use serde_json::json;
-
-/// The built-in extractive model, lexical search (no embedding model needed).
-fn home() -> Env {
-    let env = Env::new();
-    env.write(
-        "config/kebab/config.toml",
-        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-    );
-    env
-}
 
 /// Removes the database and its write-ahead log, as a user clearing the index does.
 fn remove_database(env: &Env) {

@@ -13,13 +13,9 @@ use std::time::Duration;
 use common::{Env, cargo_and_tea_notes, spawn_piped};
 use serde_json::{Value, json};
 
-/// The built-in extractive model, lexical search (no embedding model needed).
+/// `mcp_client::home` with the cargo and tea notes ingested.
 fn home() -> Env {
-    let env = Env::new();
-    env.write(
-        "config/kebab/config.toml",
-        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-    );
+    let env = common::mcp_client::home();
     cargo_and_tea_notes(&env);
     env
 }

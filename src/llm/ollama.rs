@@ -124,8 +124,7 @@ impl ChatModel for Ollama {
             // Asked here, where the answer is kept, not by the clone that is dropped with its thread.
             let _ = self.context_window();
         }
-        let (model, req) = (self.clone(), req.clone());
-        stream::relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
+        stream::chat_on_thread(self, req, on_text, cancel)
     }
 
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {

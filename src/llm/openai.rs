@@ -136,8 +136,7 @@ impl ChatModel for OpenAi {
         on_text: &mut dyn FnMut(&str) -> Flow,
         cancel: &AtomicBool,
     ) -> Result<Completion, LlmError> {
-        let (model, req) = (self.clone(), req.clone());
-        stream::relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
+        stream::chat_on_thread(self, req, on_text, cancel)
     }
 
     fn chat(&self, req: &ChatRequest, on_text: &mut dyn FnMut(&str) -> Flow) -> Result<Completion, LlmError> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{Completion, Flow, LlmError, Usage};
+use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 
 /// The answer being streamed: collects the text, times the first piece and
 /// passes each piece to the caller's callback.
@@ -40,7 +40,6 @@ impl<'a> Answer<'a> {
         Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false }
     }
 }
-
 
 /// What the thread talking to the server passes back.
 enum Relayed {
@@ -108,4 +107,18 @@ where
             }
         }
     }
+}
+
+/// `model.chat` run through `relay`: a server provider's `chat_until`.
+pub fn chat_on_thread<M>(
+    model: &M,
+    req: &ChatRequest,
+    on_text: &mut dyn FnMut(&str) -> Flow,
+    cancel: &AtomicBool,
+) -> Result<Completion, LlmError>
+where
+    M: ChatModel + Clone + Send + 'static,
+{
+    let (model, req) = (model.clone(), req.clone());
+    relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
 }

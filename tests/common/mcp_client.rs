@@ -9,6 +9,17 @@ use serde_json::{Value, json};
 
 use super::{Env, spawn_piped};
 
+/// A home for an MCP test: the built-in extractive model, lexical search
+/// (no embedding model needed).
+pub fn home() -> Env {
+    let env = Env::new();
+    env.write(
+        "config/kebab/config.toml",
+        "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
+    );
+    env
+}
+
 /// An MCP client on a running `kebab mcp`.
 pub struct Client {
     pub child: Child,
