@@ -65,15 +65,10 @@ struct Arms {
     armed: Vec<Option<(u64, u64)>>,
 }
 
-/// The identity (device, inode) of what is at `path` now: a folder removed
-/// and made again has a new inode, and the watch on the old one is dead.
-fn file_id(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
+/// The identity of the folder at `path` now: one removed and made again
+/// has a new inode, and the watch on the old one is dead.
 fn folder_id(path: &Path) -> Option<(u64, u64)> {
-    file_id(path).filter(|_| path.is_dir())
+    crate::store::file_id(path).filter(|_| path.is_dir())
 }
 
 impl Arms {
@@ -179,12 +174,11 @@ impl Pending {
 /// or replaced under it: its open file would take every later change into
 /// nothing.
 fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms, rx: &Receiver<notify::Result<notify::Event>>) -> Result<()> {
-    let index = sync.store.path().to_path_buf();
-    let index_id = file_id(&index);
     let mut pending = Pending::default();
     while !sync.stop.load(Ordering::SeqCst) {
-        if file_id(&index) != index_id {
-            return Err(UserError::new("not_found", format!("{} was deleted or replaced while kebab watch ran", index.display()))
+        if sync.store.replaced() {
+            let index = sync.store.path().display();
+            return Err(UserError::new("not_found", format!("{index} was deleted or replaced while kebab watch ran"))
                 .with_hint("run `kebab watch` again: it indexes the notes anew and catches up with what changed")
                 .into());
         }

@@ -16,8 +16,6 @@ use crate::rag::Kb;
 pub struct State {
     pub setup: Setup,
     kb: Option<Kb>,
-    /// The identity (device, inode) of the database file `kb` opened.
-    opened: Option<(u64, u64)>,
     /// Kept so the reason is said once (the opener says it), not on every
     /// call that falls back for the same reason.
     pub fallback_said: Option<String>,
@@ -32,7 +30,7 @@ impl State {
         // read it and wrote to it as if it were the index. Opened again
         // (or, gone, "nothing is indexed yet", as for a server started now).
         if let Some(kb) = &self.kb
-            && file_id(kb.store.path()) != self.opened
+            && kb.store.replaced()
         {
             eprintln!("kebab mcp: {} was removed or replaced since it was opened; opening it again", kb.store.path().display());
             self.kb = None;
@@ -41,7 +39,6 @@ impl State {
             Some(kb) => kb,
             None => {
                 let kb = (self.setup.open)(open)?;
-                self.opened = file_id(kb.store.path());
                 // The opener has just said why the default mode falls back, if it does.
                 let default = kb.cfg.search.default_mode;
                 self.fallback_said = kb.engine.resolve(&kb.store, default, false).ok().and_then(|(_, note)| note);
@@ -50,12 +47,6 @@ impl State {
         };
         Ok(self.kb.insert(kb))
     }
-}
-
-/// The identity (device, inode) of the file at `path` now, if there is one.
-fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 type Job = Box<dyn FnOnce(&mut State) + Send>;
@@ -71,7 +62,7 @@ impl Worker {
         std::thread::Builder::new()
             .name("kebab-mcp-kb".into())
             .spawn(move || {
-                let mut state = State { setup, kb: None, opened: None, fallback_said: None };
+                let mut state = State { setup, kb: None, fallback_said: None };
                 for job in rx {
                     // A bug in one call must not take the server down: the
                     // caller gets an error and the next call reopens the database.

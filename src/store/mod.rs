@@ -121,6 +121,15 @@ pub struct Store {
     terms: RefCell<terms::TermCache>,
     /// Postings built beside a bulk ingest's batches (see `postings::Builder`).
     building: Option<postings::Builder>,
+    /// The identity of the file opened (see `replaced`).
+    file: Option<(u64, u64)>,
+}
+
+/// The identity (device, inode) of what is at `path` now: a file removed
+/// and made again, or a folder, has a new one.
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 impl Store {
@@ -147,7 +156,8 @@ impl Store {
         let conn = Connection::open(path).with_context(|| format!("cannot open database {}", path.display()))?;
         // Another process (a REPL, an ingest) may hold the write lock for a while.
         conn.busy_timeout(Duration::from_secs(10))?;
-        let mut store = Store { conn, path: path.to_path_buf(), readonly: None, terms: RefCell::default(), building: None };
+        let file = file_id(path);
+        let mut store = Store { conn, path: path.to_path_buf(), readonly: None, terms: RefCell::default(), building: None, file };
         // Read the level before anything writes: switching a newer kebab's
         // database to WAL would already rewrite its header.
         store.check_level()?;
@@ -173,7 +183,8 @@ impl Store {
             let uri = sqlite_uri(path, immutable);
             let conn = Connection::open_with_flags(&uri, flags).with_context(|| format!("cannot open database {}", path.display()))?;
             conn.busy_timeout(Duration::from_secs(10))?;
-            let store = Store { conn, path: path.to_path_buf(), readonly: Some(why), terms: RefCell::default(), building: None };
+            let file = file_id(path);
+            let store = Store { conn, path: path.to_path_buf(), readonly: Some(why), terms: RefCell::default(), building: None, file };
             store.check_level()?;
             Ok(store)
         };
@@ -221,6 +232,13 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the database file was removed, or replaced by a new index,
+    /// since this store opened it: the open file is then one no other kebab
+    /// sees, and what a long-running command (watch, mcp) writes to it is lost.
+    pub fn replaced(&self) -> bool {
+        file_id(&self.path) != self.file
     }
 
     pub fn is_readonly(&self) -> bool {
