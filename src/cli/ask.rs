@@ -29,8 +29,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// Chunks to retrieve and pack [default: search.default_k]
-    #[arg(short, value_name = "N", allow_negative_numbers = true, value_parser = super::wide_k)]
-    k: Option<i64>,
+    #[arg(short, value_name = "N", allow_negative_numbers = true)]
+    k: Option<i128>,
     /// Also show retrieval, gate, packing and timings
     #[arg(long)]
     explain: bool,

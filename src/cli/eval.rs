@@ -28,8 +28,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         /// Documents retrieved per query
-        #[arg(short, value_name = "N", default_value_t = 100, allow_negative_numbers = true, value_parser = super::wide_k)]
-        k: i64,
+        #[arg(short, value_name = "N", default_value_t = 100, allow_negative_numbers = true)]
+        k: i128,
         /// RRF constant for hybrid [default: search.rrf_k]
         #[arg(long, value_name = "K", allow_negative_numbers = true)]
         rrf_k: Option<f64>,

@@ -326,16 +326,9 @@ pub fn at_least_one(flag: &str, n: i64, hint: &str) -> Result<usize> {
     Ok(usize::try_from(n)?)
 }
 
-/// `-k N` as a number, one past what i64 holds read as i64's end, so
-/// `k_flag` says "at most 10000" of it as of 10001; clap said "number too
-/// large to fit in target type".
-pub fn wide_k(s: &str) -> Result<i64, std::num::ParseIntError> {
-    s.parse::<i128>().map(|n| n.clamp(i64::MIN.into(), i64::MAX.into()) as i64)
-}
-
 /// `-k` checked (`config::checked_k`): a ranking holds room for k hits, and
 /// a k in the billions aborted the process for want of memory.
-pub fn k_flag(n: i64, hint: &str) -> Result<usize> {
+pub fn k_flag(n: i128, hint: &str) -> Result<usize> {
     crate::config::checked_k(n).map_err(|why| crate::error::UserError::new("bad_input", format!("-k {why}")).with_hint(hint).into())
 }
 

@@ -20,8 +20,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     mode: Option<Mode>,
     /// Number of hits [default: search.default_k]
-    #[arg(short, value_name = "N", allow_negative_numbers = true, value_parser = super::wide_k)]
-    k: Option<i64>,
+    #[arg(short, value_name = "N", allow_negative_numbers = true)]
+    k: Option<i128>,
     /// Show the index queries, candidate counts and timings
     #[arg(long)]
     trace: bool,
@@ -35,7 +35,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             .with_hint("search for words or numbers; punctuation alone matches nothing")
             .into());
     }
-    let k = args.k.unwrap_or(cfg.search.default_k as i64);
+    let k = args.k.unwrap_or(cfg.search.default_k as i128);
     let k = super::k_flag(k, "leave -k out for the configured default (search.default_k)")?;
     let store = ctx.store()?;
     let (engine, mode) = ctx.engine(&cfg, &store, args.mode)?;

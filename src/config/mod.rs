@@ -106,12 +106,13 @@ pub const MAX_K: usize = 10_000;
 
 /// `k` hits asked for (`-k`, an MCP call's `k`), or what is wrong with it
 /// ("must be at least 1"), for the caller to say under the name it was given
-/// by. Read signed, so -1 gets the same words as 0.
-pub fn checked_k(k: i64) -> Result<usize, String> {
+/// by. Read signed and wide, so -1 gets the same words as 0, and 2^64 the
+/// same as 10001.
+pub fn checked_k(k: i128) -> Result<usize, String> {
     match usize::try_from(k) {
         Ok(k) if (1..=MAX_K).contains(&k) => Ok(k),
-        Ok(k) if k > MAX_K => Err(format!("must be at most {MAX_K}")),
-        _ => Err("must be at least 1".to_string()),
+        _ if k < 1 => Err("must be at least 1".to_string()),
+        _ => Err(format!("must be at most {MAX_K}")),
     }
 }
 

@@ -210,8 +210,6 @@ fn bad(message: impl Into<String>, hint: &str) -> anyhow::Error {
 /// the words 0 gets, where serde said "0 or more" and 0 was then refused.
 fn check_k(k: Option<i128>) -> Result<Option<usize>> {
     let hint = "leave k out for the configured default (search.default_k)";
-    // Past i64 either way is as far out of range as i64's ends are.
-    let k = k.map(|k| i64::try_from(k).unwrap_or(if k < 0 { i64::MIN } else { i64::MAX }));
     k.map(|k| crate::config::checked_k(k).map_err(|why| bad(format!("k {why}"), hint))).transpose()
 }
 
