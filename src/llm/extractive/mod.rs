@@ -361,6 +361,9 @@ pub fn answer(g: &Grounding) -> String {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }
+            if let Some(x) = all[i].next.filter(|&x| fragment(&all[x]) && !quotes.contains(&x) && !already_said(said, &all[x].text)) {
+                quotes.push(x);
+            }
         }
     }
     if quotes.is_empty() {
@@ -392,6 +395,12 @@ pub fn answer(g: &Grounding) -> String {
         quotes.extend(all[i].quoted_with(i).filter(|j| !quotes.contains(j)).collect::<Vec<_>>());
     }
     quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
+}
+
+/// A sentence short enough to be the end of the one before it ("Cold pulls
+/// fixed it.", "1차 수확량은 124 kg이었다."): a quote brings it along.
+fn fragment(u: &Unit) -> bool {
+    u.kind == UnitKind::Sentence && u.follow.is_empty() && u.text.chars().count() <= 24 && !u.text.trim_end().ends_with(':')
 }
 
 /// The units to quote, best first: those scoring near the best, then, for

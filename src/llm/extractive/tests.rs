@@ -486,3 +486,27 @@ fn a_sum_of_money_is_a_number_with_its_currency() {
     // "Free" answers a price question, but a programmer's "free of data races" does not make notes that write prices.
     assert!(super::score::writes_prices(budget) && !super::score::writes_prices("Dropping a Box frees it; safe code is free of data races."));
 }
+
+#[test]
+fn a_sentence_too_short_to_quote_alone_finishes_the_one_before_it() {
+    // "여기서 `s`는 … 슬라이스입니다. `&str` 타입이죠." quoted only the first
+    // half: the type was in the two-word sentence after it.
+    let ev = ["벌통마다 여왕벌을 등에 점을 찍어 표시합니다. 파란색이죠. 점은 해마다 색이 바뀝니다."];
+    let a = answer(&grounding("여왕벌 표시는 무슨 색이에요?", &ev));
+    assert!(a.contains("\"벌통마다 여왕벌을 등에 점을 찍어 표시합니다. 파란색이죠.\" [#1]") && verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn a_short_sentence_after_a_quote_comes_with_it() {
+    // "PETG 뽑고 PLA 넣을 때 … 막힘." was quoted without "콜드풀 3번 해서
+    // 뚫음.", which says how the clog was cleared. Not the best sentence,
+    // which brings its next sentence whatever its length.
+    let ev = [
+        "The printer nozzle was replaced in March with a hardened steel printer nozzle.",
+        "Also in March the nozzle clogged after a cold filament swap. Cold pulls fixed it.\n\nThe bed was fine.",
+    ];
+    let a = answer(&grounding("What happened to the printer nozzle in March?", &ev));
+    assert!(a.starts_with("\"The printer nozzle was replaced in March"), "{a}");
+    assert!(a.contains("\"Also in March the nozzle clogged after a cold filament swap.\" [#2]\n\"Cold pulls fixed it.\" [#2]"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+}

@@ -89,8 +89,17 @@ pub fn units(evidence: &[(usize, String)]) -> Vec<Unit> {
                     intro = None;
                     let mut prev: Option<usize> = None;
                     for (i, s) in sentences.into_iter().enumerate() {
-                        if !quotable(&s) || (cut && i + 1 == last) {
+                        if cut && i + 1 == last {
                             prev = None;
+                            continue;
+                        }
+                        if !quotable(&s) {
+                            // Too short to say anything alone ("`&str` 타입이죠."),
+                            // it finishes the sentence before it.
+                            match prev.map(|p| (p, format!("{} {s}", out[p].text))) {
+                                Some((p, whole)) if short(&s) && quotable(&whole) => out[p].text = whole,
+                                _ => prev = None,
+                            }
                             continue;
                         }
                         let announces = i + 1 == last && introduces(&s);
@@ -178,10 +187,16 @@ fn names_a_table(s: &str) -> bool {
     crate::words::words(s).iter().any(|w| matches!(crate::words::strip_particle(w), "table" | "tables" | "표"))
 }
 
-/// A quote may not hold the delimiters it is written between.
+/// A sentence says something alone, and a quote may not hold the
+/// delimiters it is written between.
 fn quotable(s: &str) -> bool {
-    let enough = s.split_whitespace().count() >= 3 || s.chars().filter(|c| is_cjk(*c)).count() >= 6;
-    enough && !(s.contains('"') && (s.contains('\u{201C}') || s.contains('\u{201D}')))
+    !short(s) && !(s.contains('"') && (s.contains('\u{201C}') || s.contains('\u{201D}')))
+}
+
+/// Fewer than three words (six Hangul/CJK characters): too short to say
+/// anything alone.
+fn short(s: &str) -> bool {
+    s.split_whitespace().count() < 3 && s.chars().filter(|c| is_cjk(*c)).count() < 6
 }
 
 fn is_item(t: &str) -> Option<&str> {
