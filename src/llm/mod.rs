@@ -125,6 +125,10 @@ pub struct Completion {
     /// The server ended the answer at its length cap (`done_reason` /
     /// `finish_reason` "length").
     pub length: bool,
+    /// The server sent the model's reasoning apart from its answer (Ollama's
+    /// `thinking`, an OpenAI-style `reasoning_content`), which kebab neither
+    /// shows nor checks: an answer with no text then says why it has none.
+    pub reasoned: bool,
 }
 
 /// A model server's failure, as the chat providers report it.

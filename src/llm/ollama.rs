@@ -182,6 +182,8 @@ impl Ollama {
                     http::stream_error(&url, http::error_message(&message), &answer.text)
                 });
             }
+            // A thinking model's reasoning comes apart from the answer; kebab only notes that it came.
+            answer.reasoned |= event.pointer("/message/thinking").and_then(Value::as_str).is_some_and(|t| !t.is_empty());
             if let Some(piece) = event.pointer("/message/content").and_then(Value::as_str)
                 && answer.push(piece) == Flow::Stop
             {

@@ -113,6 +113,7 @@ impl OpenAi {
         let Some(text) = json.pointer("/choices/0/message/content").and_then(Value::as_str) else {
             return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
         };
+        answer.reasoned = has_reasoning(json.pointer("/choices/0/message"));
         let stopped = answer.push(text) == Flow::Stop;
         let mut done = answer.finish(usage_of(&json).unwrap_or_default(), stopped);
         done.length = json.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length");
@@ -246,6 +247,7 @@ impl OpenAi {
                 finished = true;
                 length |= reason.as_str() == Some("length");
             }
+            answer.reasoned |= has_reasoning(choice.and_then(|c| c.get("delta")));
             if let Some(piece) = choice.and_then(|c| c.pointer("/delta/content")).and_then(Value::as_str)
                 && answer.push(piece) == Flow::Stop
             {
@@ -262,6 +264,14 @@ fn is_sse_field(line: &str) -> bool {
         || line.starts_with(':')
         || ["event:", "id:", "retry:"].iter().any(|f| line.starts_with(f))
         || ["event", "id", "retry"].contains(&line)
+}
+
+/// Whether a message or delta carries the model's reasoning apart from its
+/// answer: `reasoning_content` (DeepSeek, llama.cpp, vLLM) or `reasoning`
+/// (OpenRouter, Ollama, newer vLLM).
+fn has_reasoning(message: Option<&Value>) -> bool {
+    let Some(m) = message else { return false };
+    ["reasoning_content", "reasoning"].iter().any(|k| m.get(*k).and_then(Value::as_str).is_some_and(|t| !t.is_empty()))
 }
 
 fn usage_of(event: &Value) -> Option<Usage> {

@@ -16,12 +16,14 @@ pub struct Answer<'a> {
     started: Instant,
     pub text: String,
     first_token: Option<Duration>,
+    /// The server sent reasoning apart from the text (`Completion::reasoned`).
+    pub reasoned: bool,
     on_text: &'a mut dyn FnMut(&str) -> Flow,
 }
 
 impl<'a> Answer<'a> {
     pub fn new(started: Instant, on_text: &'a mut dyn FnMut(&str) -> Flow) -> Answer<'a> {
-        Answer { started, text: String::new(), first_token: None, on_text }
+        Answer { started, text: String::new(), first_token: None, reasoned: false, on_text }
     }
 
     /// Adds a piece; empty pieces are not passed on.
@@ -37,7 +39,7 @@ impl<'a> Answer<'a> {
     }
 
     pub fn finish(self, usage: Usage, stopped: bool) -> Completion {
-        Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false }
+        Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false, reasoned: self.reasoned }
     }
 }
 

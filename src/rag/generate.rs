@@ -22,6 +22,8 @@ pub struct Generated {
     /// The answer ended at the cap (`req.max_tokens`): the server said so,
     /// or kebab stopped reading there.
     pub length: bool,
+    /// The server sent reasoning apart from the text (`Completion::reasoned`).
+    pub reasoned: bool,
 }
 
 /// `sink` returns false once it can take no more text.
@@ -56,6 +58,7 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
             usage: c.usage,
             first_token: c.first_token,
             error: None,
+            reasoned: c.reasoned,
         },
         Err(e) => Generated {
             text: e.partial().to_string(),
@@ -64,6 +67,7 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
             first_token: None,
             error: Some(e),
             length: false,
+            reasoned: false,
         },
     }
 }

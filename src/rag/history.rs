@@ -3,7 +3,8 @@
 //! has left after the system prompt, the evidence and the question; the oldest
 //! drop first. Old answers lose their `[#n]` markers, which pointed at evidence
 //! the model no longer sees and must not be confused with the new numbering.
-//! A turn without any answer text (the model failed before writing) is left out.
+//! A turn without any answer text (the model failed before writing, or wrote
+//! nothing and kebab said so in its place) is left out.
 //! Under a small context the previous turn is still kept — its question and a
 //! short form of its answer — when not even it fits whole: the ask keeps room
 //! for it (`reserve`) before packing the evidence, so a follow-up's prompt
@@ -35,9 +36,15 @@ pub struct HistorySelection {
     pub shortened: bool,
 }
 
+/// Whether the model wrote anything in `t`: a turn it never answered is no
+/// exchange, and an empty reply would only confuse the next prompt.
+fn answered(t: &PriorTurn) -> bool {
+    !clean(&t.answer).trim().is_empty() && !super::run::is_no_answer_text(&t.answer)
+}
+
 /// The previous answered turn, with its answer cut to its short form.
 fn short_form(turns: &[PriorTurn]) -> Option<HistoryTurn> {
-    let t = turns.iter().rev().find(|t| !clean(&t.answer).trim().is_empty())?;
+    let t = turns.iter().rev().find(|t| answered(t))?;
     Some(HistoryTurn { question: t.question.clone(), answer: shorten(&clean(&t.answer), SHORT_ANSWER_CHARS) })
 }
 
@@ -59,12 +66,10 @@ pub fn select(turns: &[PriorTurn], max_turns: usize, budget_tokens: usize) -> Hi
         if kept.len() == max_turns {
             break;
         }
-        let h = HistoryTurn { question: t.question.clone(), answer: clean(&t.answer) };
-        // A turn the model never answered (its server failed before any text)
-        // is no exchange: an empty reply would only confuse the next prompt.
-        if h.answer.trim().is_empty() {
+        if !answered(t) {
             continue;
         }
+        let h = HistoryTurn { question: t.question.clone(), answer: clean(&t.answer) };
         let cost = cost(&h);
         if used + cost > budget_tokens {
             break;

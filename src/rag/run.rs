@@ -226,9 +226,15 @@ impl<'a> Run<'a> {
 
         // Build.
         let usage_info = usage(&g, &req);
+        // A reply with no text is refused as any ungrounded one, but in kebab's words saying why,
+        // or the refusal would explain nothing.
+        let text = match refusal {
+            Some("llm_self_judge") if g.text.trim().is_empty() => no_answer_text(g.reasoned, g.length, korean),
+            _ => g.text,
+        };
         let answer = Answer {
             schema_version: "answer.v1",
-            answer: g.text,
+            answer: text,
             citations,
             grounded: refusal.is_none(),
             refusal_reason: refusal,
@@ -294,6 +300,45 @@ pub(super) fn attribution(text: &str, markers: &[extract::Marker], entries: &[pa
     let ev = attribute::Evidence::new(entries.iter().map(|e| (e.n, e.text.as_str()))).for_question(question);
     let a = attribute::attribute(text, markers, &ev, attribute::THRESHOLD);
     (a.any_attributed() || a.sentences.is_empty()).then_some(a)
+}
+
+/// kebab's words in place of an answer the model wrote no text for, by
+/// `[reasoned][korean]`: a thinking model that sent only its reasoning, or a
+/// server that sent an empty reply; each says what to change.
+const NO_ANSWER: [[&str; 2]; 2] = [
+    [
+        "The model wrote no answer text: its server sent an empty reply, so there is nothing to check against your notes. \
+         Ask again, or set llm.model to a model that answers in the reply's text \
+         (some reasoning models' servers put everything in a field of their own).",
+        "모델이 답을 쓰지 않았습니다. 서버가 빈 응답을 보내 노트와 대조할 내용이 없습니다. \
+         다시 묻거나, llm.model을 응답 본문에 답하는 모델로 바꾸세요 (일부 추론 모델의 서버는 모든 내용을 별도 필드에 넣습니다).",
+    ],
+    [
+        "The model sent only its reasoning and wrote no answer, so there is nothing to check against your notes. \
+         Set llm.model to a model that answers without a separate reasoning part, \
+         or turn the model's thinking off on its server.",
+        "모델이 추론 과정만 보내고 답은 쓰지 않아 노트와 대조할 내용이 없습니다. \
+         llm.model을 추론을 따로 내보내지 않고 답하는 모델로 바꾸거나, 서버에서 모델의 생각(thinking) 기능을 끄세요.",
+    ],
+];
+
+/// `NO_ANSWER`, with the answer cap named when a thinking model reached it
+/// while reasoning: it may only have run out of room.
+fn no_answer_text(reasoned: bool, cut: bool, korean: bool) -> String {
+    let said = NO_ANSWER[usize::from(reasoned)][usize::from(korean)];
+    match (reasoned && cut, korean) {
+        (false, _) => said.to_string(),
+        (true, false) => {
+            format!("{said} It stopped at llm.max_answer_tokens while reasoning: a larger cap leaves it room to answer.")
+        }
+        (true, true) => format!("{said} 모델이 추론하는 중에 llm.max_answer_tokens에 이르렀습니다. 값을 늘리면 추론 뒤에 답할 여유가 생깁니다."),
+    }
+}
+
+/// Whether a saved answer is kebab's words for a reply with no text: no
+/// exchange the next turn's prompt should show the model as its own.
+pub(super) fn is_no_answer_text(answer: &str) -> bool {
+    NO_ANSWER.iter().flatten().any(|said| answer.starts_with(said))
 }
 
 /// The provider's token counts, or — when it reported none, as some
@@ -403,7 +448,8 @@ mod tests {
     use crate::llm::{Message, Role, Usage};
 
     fn generated(usage: Usage) -> generate::Generated {
-        generate::Generated { text: "abcdefgh".into(), usage, aborted: false, first_token: None, error: None, length: false }
+        let text = "abcdefgh".into();
+        generate::Generated { text, usage, aborted: false, first_token: None, error: None, length: false, reasoned: false }
     }
 
     fn request() -> ChatRequest {

@@ -261,6 +261,21 @@ impl Kind {
         })
     }
 
+    /// One piece of a thinking model's reasoning, sent apart from the answer
+    /// text as each server does (Ollama's `thinking`, an OpenAI-style `reasoning_content`).
+    pub fn reasoning(self, text: &str) -> Step {
+        chunk(&match self {
+            Kind::Ollama => format!(
+                "{}\n",
+                json!({"model": "qwen", "message": {"role": "assistant", "content": "", "thinking": text}, "done": false})
+            ),
+            Kind::OpenAi => format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": null, "reasoning_content": text}, "finish_reason": null}]})
+            ),
+        })
+    }
+
     /// The end of a stream, reporting 11 prompt and 3 completion tokens.
     pub fn finish(self) -> Step {
         chunk(&match self {
