@@ -104,3 +104,32 @@ fn an_address_with_no_host_is_a_config_error_naming_the_setting() {
         env.ok(&["config", "show"]);
     }
 }
+
+/// An address nothing listens on.
+fn closed_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", listener.local_addr().unwrap())
+}
+
+#[test]
+fn an_ollama_address_ending_in_v1_says_to_drop_v1() {
+    const QUESTION: &str = "How do I create a new project with cargo?";
+    // Ollama answers a path it does not serve (/v1/api/show, /v1/api/chat) with Go's plain 404.
+    let not_found = || vec![response("404 Not Found", "text/plain; charset=utf-8", "404 page not found")];
+    let server = Server::start(vec![not_found(), not_found()]);
+    let out = home_at(Kind::Ollama, &format!("{}/v1", server.url)).run(&["ask", QUESTION]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}/v1/api/chat answered 404", server.url)), "{err}");
+    let drop_v1 = format!(
+        "hint: llm.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
+         whose /api/ path kebab adds: set llm.base_url to {}, or llm.provider = \"openai\" to keep /v1",
+        server.url
+    );
+    assert!(err.contains(&drop_v1), "{err}");
+    // No server there either: the same, not "start Ollama so it listens at …/v1".
+    let down = closed_address();
+    let err = stderr(&home_at(Kind::Ollama, &format!("{down}/v1/")).run(&["ask", QUESTION]));
+    assert!(err.contains(&format!("set llm.base_url to {down}, or")), "{err}");
+    assert!(err.contains("start the server if it is not running") && !err.contains("listens at"), "{err}");
+}

@@ -21,11 +21,27 @@ fn base_of(url: &str) -> &str {
     ["/api/", "/v1/"].iter().filter_map(|p| url.rfind(p)).max().map_or(url, |at| &url[..at])
 }
 
+/// For an Ollama endpoint under a base URL ending in `/v1` (`…/v1/api/chat`),
+/// the path of the OpenAI-compatible API, what to set in `section`: Ollama
+/// answers every path there 404, whatever the model. `None` for any other.
+pub fn other_api_hint(url: &str, section: &str) -> Option<String> {
+    let base = base_of(url);
+    let root = base.strip_suffix("/v1").filter(|_| url[base.len()..].starts_with("/api/"))?;
+    Some(format!(
+        "{section}.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
+         whose /api/ path kebab adds: set {section}.base_url to {root}, or {section}.provider = \"openai\" to keep /v1"
+    ))
+}
+
 /// How to start the kind of server `url` is an endpoint of: Ollama's
-/// endpoints are under `/api/`, OpenAI-compatible ones under `/v1/`.
+/// endpoints are under `/api/`, OpenAI-compatible ones under `/v1/`. A base
+/// URL with the other API's path is named first: a server started there would
+/// not answer either.
 pub(super) fn unreachable_hint(url: &str) -> String {
     let fallback = "fix llm.base_url, or set llm.provider = \"extractive\"";
-    if let Some((base, _)) = url.split_once("/api/") {
+    if let Some(wrong) = other_api_hint(url, "llm") {
+        format!("{wrong}; start the server if it is not running")
+    } else if let Some((base, _)) = url.split_once("/api/") {
         format!("start Ollama with `ollama serve` so it listens at {base} (llm.base_url), {fallback}")
     } else if let Some((base, _)) = url.split_once("/v1/") {
         format!(

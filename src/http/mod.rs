@@ -21,7 +21,7 @@ use ureq::{Agent, Body};
 mod advice;
 
 use advice::{redirect_error, unreachable_hint};
-pub use advice::{openai_status_error, tls_hint};
+pub use advice::{openai_status_error, other_api_hint, tls_hint};
 
 
 /// Why a chat call failed. Variants that happen mid-stream carry the text

@@ -78,10 +78,14 @@ impl Ollama {
     }
 
     /// A 404 from Ollama usually means the model is not pulled; say how to get it.
+    /// Under a base URL ending in /v1 every path is 404: say that instead.
     fn with_hint(&self, err: LlmError) -> LlmError {
         match err {
             LlmError::Http { url, status, message, hint: None } => {
-                let hint = if is_missing_model(&message) || status == 404 && message == "not found" {
+                let wrong_api = (status == 404).then(|| http::other_api_hint(&url, "llm")).flatten();
+                let hint = if wrong_api.is_some() {
+                    wrong_api
+                } else if is_missing_model(&message) || status == 404 && message == "not found" {
                     Some(format!("run `ollama pull {}`", self.model))
                 } else if status == 404 {
                     Some(
