@@ -133,3 +133,26 @@ fn an_ollama_address_ending_in_v1_says_to_drop_v1() {
     assert!(err.contains(&format!("set llm.base_url to {down}, or")), "{err}");
     assert!(err.contains("start the server if it is not running") && !err.contains("listens at"), "{err}");
 }
+
+#[test]
+fn an_openai_address_ending_in_api_says_it_looks_like_ollamas_own_api() {
+    const QUESTION: &str = "How do I create a new project with cargo?";
+    // Ollama answers /api/v1/chat/completions, a path it does not serve, with Go's plain 404.
+    let server = Server::start(vec![vec![response("404 Not Found", "text/plain; charset=utf-8", "404 page not found")]]);
+    let out = home_at(Kind::OpenAi, &format!("{}/api", server.url)).run(&["ask", QUESTION]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let looks_like = |base: &str| {
+        format!(
+            "llm.base_url {base}/api looks like Ollama's own API, which provider \"openai\" does not speak: \
+             if the server is Ollama, set llm.base_url to {base}/v1 (its OpenAI-compatible API), \
+             or llm.provider = \"ollama\" with llm.base_url = {base}"
+        )
+    };
+    assert!(err.contains(&format!("hint: {}; else check llm.model (qwen)", looks_like(&server.url))), "{err}");
+    // No server there: the same, not "start Ollama", which would not help an openai provider at /api.
+    let down = closed_address();
+    let err = stderr(&home_at(Kind::OpenAi, &format!("{down}/api")).run(&["ask", QUESTION]));
+    assert!(err.contains(&format!("hint: {}; start the server if it is not running", looks_like(&down))), "{err}");
+    assert!(!err.contains("start Ollama"), "{err}");
+}

@@ -21,22 +21,33 @@ fn base_of(url: &str) -> &str {
     ["/api/", "/v1/"].iter().filter_map(|p| url.rfind(p)).max().map_or(url, |at| &url[..at])
 }
 
-/// For an Ollama endpoint under a base URL ending in `/v1` (`…/v1/api/chat`),
-/// the path of the OpenAI-compatible API, what to set in `section`: Ollama
-/// answers every path there 404, whatever the model. `None` for any other.
+/// For an endpoint under a base URL with the other API's path, what to set
+/// in `section`: Ollama's `/api/…` under a base ending in `/v1`, the
+/// OpenAI-compatible API's path (Ollama answers every path there 404,
+/// whatever the model), or an OpenAI-style `/v1/…` under one ending in
+/// `/api`, Ollama's own API's path (a hosted server may keep its OpenAI API
+/// there too, so that hint says "if"). `None` for any other.
 pub fn other_api_hint(url: &str, section: &str) -> Option<String> {
     let base = base_of(url);
-    let root = base.strip_suffix("/v1").filter(|_| url[base.len()..].starts_with("/api/"))?;
+    let endpoint = &url[base.len()..];
+    if let Some(root) = base.strip_suffix("/v1").filter(|_| endpoint.starts_with("/api/")) {
+        return Some(format!(
+            "{section}.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
+             whose /api/ path kebab adds: set {section}.base_url to {root}, or {section}.provider = \"openai\" to keep /v1"
+        ));
+    }
+    let root = base.strip_suffix("/api").filter(|_| endpoint.starts_with("/v1/"))?;
     Some(format!(
-        "{section}.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
-         whose /api/ path kebab adds: set {section}.base_url to {root}, or {section}.provider = \"openai\" to keep /v1"
+        "{section}.base_url {base} looks like Ollama's own API, which provider \"openai\" does not speak: \
+         if the server is Ollama, set {section}.base_url to {root}/v1 (its OpenAI-compatible API), \
+         or {section}.provider = \"ollama\" with {section}.base_url = {root}"
     ))
 }
 
 /// How to start the kind of server `url` is an endpoint of: Ollama's
 /// endpoints are under `/api/`, OpenAI-compatible ones under `/v1/`. A base
-/// URL with the other API's path is named first: a server started there would
-/// not answer either.
+/// URL with the other API's path is named first: starting the server would
+/// not be enough.
 pub(super) fn unreachable_hint(url: &str) -> String {
     let fallback = "fix llm.base_url, or set llm.provider = \"extractive\"";
     if let Some(wrong) = other_api_hint(url, "llm") {
@@ -98,7 +109,10 @@ pub fn openai_status_error(
                         format!("{key_env} is unset or empty: set it to the server's API key ({section}.api_key_env names it)")
                     }
                 }),
-                404 => Some(format!("check {section}.model ({model}) and {section}.base_url")),
+                404 => Some(match other_api_hint(&url, section) {
+                    Some(wrong) => format!("{wrong}; else check {section}.model ({model})"),
+                    None => format!("check {section}.model ({model}) and {section}.base_url"),
+                }),
                 _ => None,
             };
             ServerError::Http { url, status, message, hint }
