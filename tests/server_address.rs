@@ -9,6 +9,10 @@
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::time::Duration;
+
 use common::fake_server::{BOTH, Kind, Server, Step, response};
 use common::{Env, stderr};
 
@@ -23,12 +27,14 @@ fn home(kind: Kind, server: &Server) -> Env {
 }
 
 fn home_at(kind: Kind, base_url: &str) -> Env {
+    home_with(kind.provider(), base_url)
+}
+
+fn home_with(provider: &str, base_url: &str) -> Env {
     let env = Env::new();
     let config = format!(
-        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = 5\n\n\
-         [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-        kind.provider(),
-        base_url
+        "[llm]\nprovider = \"{provider}\"\nmodel = \"qwen\"\nbase_url = \"{base_url}\"\ntimeout_secs = 5\n\n\
+         [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n"
     );
     env.write("config/kebab/config.toml", config);
     common::cargo_and_tea_notes(&env);
@@ -155,4 +161,46 @@ fn an_openai_address_ending_in_api_says_it_looks_like_ollamas_own_api() {
     let err = stderr(&home_at(Kind::OpenAi, &format!("{down}/api")).run(&["ask", QUESTION]));
     assert!(err.contains(&format!("hint: {}; start the server if it is not running", looks_like(&down))), "{err}");
     assert!(!err.contains("start Ollama"), "{err}");
+}
+
+/// A plain HTTP server that answers what arrives first with a 400 at once, as
+/// Go's net/http (so Ollama) answers a TLS handshake; its address as https://.
+fn plain_http_at_an_https_address() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("https://{}", listener.local_addr().unwrap());
+    // Not joined: a kebab that never connects fails the test without it.
+    std::thread::spawn(move || {
+        let Ok((mut socket, _)) = listener.accept() else { return };
+        let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+        let _ = socket.read(&mut [0u8; 4096]);
+        let _ = socket.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request");
+    });
+    address
+}
+
+#[test]
+fn auto_with_an_https_address_or_a_redirect_gives_the_address_to_set_not_no_model_server() {
+    const QUESTION: &str = "How do I create a new project with cargo?";
+    let fallback = "; answering with the built-in extractive model";
+    let address = plain_http_at_an_https_address();
+    let out = home_with("auto", &address).run(&["ask", QUESTION]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("no https connection with the model server at {address}/api/tags")), "{err}");
+    let plain = address.replace("https://", "http://");
+    assert!(err.contains(&format!("set llm.base_url to {plain}{fallback}")), "{err}");
+    assert!(!err.contains("no model server"), "{err}");
+
+    let server = Server::start(vec![vec![redirect("301 Moved Permanently", "https://models.example/llm/api/tags")]]);
+    let out = home_with("auto", &server.url).run(&["ask", QUESTION]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let advice = "it redirects to https://models.example/llm/api/tags; \
+                  set llm.base_url to https://models.example/llm (kebab does not follow redirects)";
+    assert!(err.contains(&format!("{advice}{fallback}")), "{err}");
+    assert!(!err.contains("no model server"), "{err}");
+    // Nothing there at all is still said so.
+    let down = closed_address();
+    let err = stderr(&home_with("auto", &down).run(&["ask", QUESTION]));
+    assert!(err.contains(&format!("no model server at {down}{fallback}")), "{err}");
 }

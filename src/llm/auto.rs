@@ -1,13 +1,15 @@
 //! Choosing the model that answers: the configured provider, or for `auto`
 //! the Ollama server when it answers a short probe and has the model, else the
-//! built-in extractive model. The caller shows the note, if any, once.
+//! built-in extractive model. The caller shows the note, if any, once: why
+//! `auto` fell back, and for a server the address reaches amiss (a plain-HTTP
+//! server at an https address, a redirect) what to set.
 
 use std::time::Duration;
 
 use super::extractive::Extractive;
 use super::ollama::{self, Ollama};
 use super::openai::OpenAi;
-use super::ChatModel;
+use super::{ChatModel, LlmError};
 use crate::config::{LlmConfig, LlmProvider};
 
 /// How long `auto` waits for the Ollama server before answering without it.
@@ -33,12 +35,16 @@ pub fn select(cfg: &LlmConfig) -> Selected {
                     cfg.base_url, cfg.model, cfg.model
                 )),
             },
-            Err(_) => Selected {
+            Err(e) => Selected {
                 model: Box::new(Extractive),
-                note: Some(format!(
-                    "no model server at {}; answering with the built-in extractive model",
-                    cfg.base_url
-                )),
+                note: Some(match (&e, e.hint()) {
+                    // A server answered, but not at this address (an https one for plain HTTP, a
+                    // redirect): the advice the explicit providers give, not "no model server".
+                    (LlmError::Tls { .. } | LlmError::Http { .. }, Some(hint)) => {
+                        format!("{e}; {hint}; answering with the built-in extractive model")
+                    }
+                    _ => format!("no model server at {}; answering with the built-in extractive model", cfg.base_url),
+                }),
             },
         },
     }
