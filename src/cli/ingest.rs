@@ -121,8 +121,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     // never depend on whether the notes happen to be unchanged.
     ctx.writable_for("`kebab ingest`")?;
     let cfg = ctx.config()?;
-    let mut store = ctx.create_store()?;
     let named = !args.paths.is_empty();
+    // A run that fails before it reads a note leaves no new, empty database behind.
+    if crate::store::no_database(&ctx.paths.database).is_some() {
+        if !named && cfg.workspace.roots.is_empty() {
+            return Err(ingest::nothing_to_ingest().into());
+        }
+        ingest::check_named(&args.paths)?;
+    }
+    let mut store = ctx.create_store()?;
     if !named && cfg.workspace.roots.is_empty() {
         announce_known_roots(ctx, &store)?;
     }

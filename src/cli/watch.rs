@@ -86,6 +86,10 @@ impl Arms {
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     ctx.writable_for("`kebab watch`")?;
     let cfg = ctx.config()?;
+    // A path that is not there leaves no new, empty database behind, as for `kebab ingest`.
+    if crate::store::no_database(&ctx.paths.database).is_some() {
+        crate::ingest::check_named(&args.paths)?;
+    }
     let mut store = ctx.create_store()?;
     store.writable_for("`kebab watch`")?;
     let remembered = args.paths.is_empty();

@@ -290,22 +290,44 @@ fn resolve_targets(store: &Store, cfg: &Config, config_dir: &Path, paths: &[Path
             Ok(abs) => abs,
             Err(e) => {
                 let origin = if from_config { " (from workspace.roots)" } else { "" };
-                // A note or folder deleted since it was indexed: its documents are kept until a prune.
-                let hint = match remembered::still_held(store, &p, &e)? {
-                    Some((n, root)) => format!(
-                        "the index still holds {} from it; `kebab ingest --prune {}` forgets what is gone from that folder",
-                        crate::script::count(n, "document"),
-                        crate::script::shell_word(&root.to_string_lossy())
-                    ),
-                    None => "check the path exists and is readable".to_string(),
-                };
-                let named = one_line(&p.display().to_string());
-                return Err(UserError::new("bad_input", format!("cannot ingest {named}{origin}: {e}")).with_hint(hint).into());
+                return Err(cannot_ingest(Some(store), &p, e, origin)?);
             }
         };
         targets.push(target_of(abs));
     }
     Ok(outermost(targets))
+}
+
+/// Fails on the first path named that is not there, as `run` would, for a
+/// caller yet to open the database: a run that fails for it must not leave
+/// a new, empty database behind.
+pub fn check_named(paths: &[PathBuf]) -> Result<()> {
+    for p in paths {
+        if let Err(e) = locate(p) {
+            return Err(cannot_ingest(None, p, e, "")?);
+        }
+    }
+    Ok(())
+}
+
+/// The error for a path `p` that cannot be resolved (`e`); `store`, when
+/// there is one, may still hold documents from it.
+fn cannot_ingest(store: Option<&Store>, p: &Path, e: std::io::Error, origin: &str) -> Result<anyhow::Error> {
+    // A note or folder deleted since it was indexed: its documents are kept until a prune.
+    let held = match store {
+        Some(store) => remembered::still_held(store, p, &e)?,
+        None => None,
+    };
+    let hint = match held {
+        Some((n, root)) => format!(
+            "the index still holds {} from it; `kebab ingest --prune {}` forgets what is gone from that folder",
+            crate::script::count(n, "document"),
+            crate::script::shell_word(&root.to_string_lossy())
+        ),
+        None => "check the path exists and is readable".to_string(),
+    };
+    let named = one_line(&p.display().to_string());
+    Ok(UserError::new("bad_input", format!("cannot ingest {named}{origin}: {e}")).with_hint(hint).into())
 }
 
 /// `p` made absolute with its symlinks resolved (`canonicalize`), except a
