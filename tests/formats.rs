@@ -283,3 +283,30 @@ fn a_format_forced_on_a_file_not_in_it_names_the_file_and_says_to_drop_the_flag(
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("fake.pdf: not a PDF") && !err.contains("drop --format"), "{err}");
 }
+
+#[test]
+fn a_file_of_no_known_type_is_told_every_format_that_format_takes() {
+    // The formats a message offers are the ones `--format` takes, each named once in kebab.
+    let env = env();
+    let help = String::from_utf8(env.run(&["ingest", "--help"]).stdout).unwrap();
+    let values = help.split("[possible values: ").nth(1).and_then(|v| v.split(']').next()).unwrap_or_else(|| panic!("{help}"));
+    let formats: Vec<&str> = values.split(", ").filter(|v| *v != "auto").collect();
+    assert_eq!(formats.len(), 5, "{help}");
+    let note = env.write("notes/kiln.rst", "Kiln\n====\n\nThe kiln was fired at dawn.\n");
+    let out = env.run(&["ingest", note.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains(&format!("use --format {} to read it", formats.join("|"))), "{}", common::stderr(&out));
+    for forced in ["pdf", "jsonl"] {
+        let out = env.run(&["--json", "ingest", "--format", forced, note.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let others: Vec<&str> = formats.iter().copied().filter(|f| *f != forced).collect();
+        let fix = format!("give --format the format it is in ({})", others.join(", "));
+        assert!(doc["message"].as_str().unwrap().contains(&fix), "{doc}");
+    }
+    // Every extension of a format is that format, in any case: `.MARKDOWN` is Markdown.
+    let shouting = env.write("notes/LOUD.MARKDOWN", "# Loud\n\nThe kiln roared.\n");
+    let out = env.run(&["--json", "ingest", "--format", "pdf", shouting.to_str().unwrap()]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["message"].as_str().unwrap().contains("drop --format pdf to read it as Markdown"), "{doc}");
+}

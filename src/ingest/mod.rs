@@ -5,6 +5,7 @@
 
 pub mod chunk;
 pub mod embed;
+mod format;
 pub mod html;
 pub mod jsonl;
 pub mod markdown;
@@ -27,6 +28,7 @@ use crate::error::UserError;
 use crate::script::one_line;
 use crate::store::{Store, name_in_index};
 use chunk::ChunkLimits;
+pub use format::{Format, FormatChoice};
 pub use remembered::{MissingRoot, nothing_to_ingest};
 
 /// A JSONL record is a passage someone already cut to size: it stays whole up
@@ -37,17 +39,6 @@ const RECORD_LIMITS: ChunkLimits = ChunkLimits { target_chars: 2000, max_chars: 
 /// A PDF page is a unit its author laid out; most pages stay one chunk at
 /// these limits, so a page citation and `:cite` show the whole page.
 const PAGE_LIMITS: ChunkLimits = RECORD_LIMITS;
-
-/// How to read files: by extension, or everything as one format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FormatChoice {
-    Auto,
-    Md,
-    Txt,
-    Jsonl,
-    Html,
-    Pdf,
-}
 
 #[derive(Debug, Clone)]
 pub struct IngestOptions {
@@ -109,7 +100,7 @@ pub enum Event<'a> {
 struct Candidate {
     abs: PathBuf,
     rel: String,
-    format: &'static str,
+    format: Format,
     bytes: u64,
 }
 
@@ -370,24 +361,10 @@ fn build_excludes(patterns: &[String]) -> Result<GlobSet> {
     Ok(b.build()?)
 }
 
-fn format_of(path: &Path, choice: FormatChoice) -> Option<&'static str> {
+fn format_of(path: &Path, choice: FormatChoice) -> Option<Format> {
     match choice {
-        FormatChoice::Md => Some("md"),
-        FormatChoice::Txt => Some("txt"),
-        FormatChoice::Jsonl => Some("jsonl"),
-        FormatChoice::Html => Some("html"),
-        FormatChoice::Pdf => Some("pdf"),
-        FormatChoice::Auto => {
-            let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
-            match ext.as_str() {
-                "md" | "markdown" | "mdown" | "mkd" => Some("md"),
-                "txt" | "text" => Some("txt"),
-                "jsonl" | "ndjson" => Some("jsonl"),
-                "html" | "htm" | "xhtml" => Some("html"),
-                "pdf" => Some("pdf"),
-                _ => None,
-            }
-        }
+        FormatChoice::Only(format) => Some(format),
+        FormatChoice::Auto => Format::of_extension(&path.extension()?.to_string_lossy()),
     }
 }
 
@@ -404,7 +381,10 @@ struct Walk {
 }
 
 const NOT_REGULAR: &str = "not a regular file (a named pipe, socket or device); kebab reads only regular files";
-const USE_FORMAT: &str = "use --format md|txt|jsonl|html|pdf to read it as one of those";
+/// The way out for a file of no known type.
+fn use_format() -> String {
+    format!("use --format {} to read it as one of those", Format::names("|", None))
+}
 
 fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
     let mut found = Vec::new();
@@ -446,8 +426,8 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 let reason = match entry.path().extension() {
                     // No format makes a device readable: say what it is.
                     _ if meta.as_ref().is_ok_and(|m| !m.is_file()) => NOT_REGULAR.into(),
-                    Some(e) => format!("unsupported extension .{}; {USE_FORMAT}", e.to_string_lossy()),
-                    None => format!("no extension to tell its type; {USE_FORMAT}"),
+                    Some(e) => format!("unsupported extension .{}; {}", e.to_string_lossy(), use_format()),
+                    None => format!("no extension to tell its type; {}", use_format()),
                 };
                 errors.push(Skipped { path: rel_of(entry.path()), reason });
             }
@@ -549,7 +529,7 @@ pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
             [one] => format!("nothing named could be ingested: skipped {}: {}", one_line(&one.path), one.reason),
             _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
         };
-        let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(USE_FORMAT)) {
+        let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(&use_format())) {
             "see the reasons given; `--format md|txt` reads a file whatever its extension"
         } else {
             "see the reasons given"

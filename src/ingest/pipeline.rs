@@ -11,7 +11,7 @@ use std::sync::mpsc;
 
 use anyhow::{Result, anyhow};
 
-use super::{Candidate, Event, FileResult, PAGE_LIMITS, RECORD_LIMITS, Skipped, Summary, html, jsonl, markdown, pdf, text};
+use super::{Candidate, Event, FileResult, Format, PAGE_LIMITS, RECORD_LIMITS, Skipped, Summary, html, jsonl, markdown, pdf, text};
 use crate::config::Config;
 use crate::ingest::chunk::ChunkLimits;
 use crate::store::{DocumentInput, SourceInput, SourceOutcome, SourceRows, Store};
@@ -78,7 +78,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     let path = format!("{}/{}", reading.root_name, cand.rel);
     let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
     let mut bad_lines = Vec::new();
-    let documents = if cand.format == "pdf" {
+    let documents = if cand.format == Format::Pdf {
         let limit = std::time::Duration::from_secs(reading.cfg.workspace.pdf_timeout_secs);
         let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| match e {
             pdf::PdfError::NotPdf if reading.reformat => {
@@ -98,7 +98,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     } else {
         let text = decode(&bytes)?;
         match cand.format {
-            "md" => {
+            Format::Md => {
                 let doc = markdown::chunk_markdown(text, reading.limits);
                 vec![DocumentInput {
                     external_id: path.clone(),
@@ -110,7 +110,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                     chunks: doc.chunks,
                 }]
             }
-            "html" => {
+            Format::Html => {
                 let doc = html::chunk_html(text, reading.limits);
                 // A page with nothing to search (its text written by a script,
                 // or inside what is left out) is said to be so, as a scanned PDF
@@ -129,7 +129,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                     chunks: doc.chunks,
                 }]
             }
-            "txt" => vec![DocumentInput {
+            Format::Txt => vec![DocumentInput {
                 external_id: path.clone(),
                 path,
                 title: stem,
@@ -138,7 +138,8 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                 body: text.to_string(),
                 chunks: text::chunk_text(text, reading.limits),
             }],
-            _ => {
+            // JSON Lines (a PDF was read above).
+            Format::Jsonl | Format::Pdf => {
                 let (records, bad) = jsonl::parse_jsonl(text, &RECORD_LIMITS);
                 bad_lines = bad;
                 if records.is_empty() && !bad_lines.is_empty() {
@@ -177,7 +178,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     let input = SourceInput {
         root_id: reading.root_id,
         rel_path: cand.rel.clone(),
-        format: cand.format,
+        format: cand.format.name(),
         content_hash: hash,
         bytes: bytes.len() as u64,
         documents,
@@ -193,7 +194,8 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
     let indexed: HashMap<String, (String, usize, String)> = store.indexed_sources(reading.root_id)?;
     // Files indexed as another format than `--format` names: cut again, as with --force.
     let recut: HashSet<String> = if reading.reformat {
-        files.iter().filter(|c| indexed.get(&c.rel).is_some_and(|(_, _, f)| f != c.format)).map(|c| c.rel.clone()).collect()
+        let other = |c: &&Candidate| indexed.get(&c.rel).is_some_and(|(_, _, f)| f != c.format.name());
+        files.iter().filter(other).map(|c| c.rel.clone()).collect()
     } else {
         HashSet::new()
     };
@@ -311,24 +313,10 @@ fn not_in_format(cand: &Candidate, problem: &str) -> Option<String> {
     let fix = match super::format_of(Path::new(&cand.rel), super::FormatChoice::Auto) {
         // Its name says it is in that format: --format is not what went wrong.
         Some(own) if own == forced => return None,
-        Some(own) => format!("drop --format {forced} to read it as {}, as its extension says", format_name(own)),
-        None => {
-            let others: Vec<&str> = ["md", "txt", "jsonl", "html", "pdf"].into_iter().filter(|f| *f != forced).collect();
-            format!("give --format the format it is in ({})", others.join(", "))
-        }
+        Some(own) => format!("drop --format {} to read it as {}, as its extension says", forced.name(), own.prose()),
+        None => format!("give --format the format it is in ({})", Format::names(", ", Some(forced))),
     };
-    Some(format!("{problem}, and --format {forced} reads every file given as {}: {fix}", format_name(forced)))
-}
-
-/// A format's name in a sentence ("read it as Markdown").
-fn format_name(format: &str) -> &'static str {
-    match format {
-        "md" => "Markdown",
-        "txt" => "plain text",
-        "jsonl" => "JSON Lines",
-        "html" => "HTML",
-        _ => "a PDF",
-    }
+    Some(format!("{problem}, and --format {} reads every file given as {}: {fix}", forced.name(), forced.prose()))
 }
 
 fn too_big(bytes: u64, max: u64) -> String {

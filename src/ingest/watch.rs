@@ -301,7 +301,7 @@ impl Watched {
         let started = Instant::now();
         let Ok(bytes) = std::fs::read(&p.cand.abs) else { return Ok(None) };
         let hash = blake3::hash(&bytes).to_hex().to_string();
-        let Some(at) = gone.iter().position(|(_, s)| s.content_hash == hash && s.format == p.cand.format) else {
+        let Some(at) = gone.iter().position(|(_, s)| s.content_hash == hash && s.format == p.cand.format.name()) else {
             return Ok(None);
         };
         let (old_root, old) = gone.remove(at);
