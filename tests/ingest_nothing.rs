@@ -45,3 +45,43 @@ fn a_path_that_is_not_there_fails_naming_it_and_creates_no_database() {
     assert!(stderr(&out).contains(&format!("cannot ingest {}", gone.display())), "{}", stderr(&out));
     assert_eq!((std::fs::read(env.database()).unwrap(), data_dir_state(&env)), before, "the database changed");
 }
+
+/// The roots `kebab stats` lists, by name.
+fn roots(env: &Env) -> Vec<String> {
+    let stats = env.json(&["stats"]);
+    stats["roots"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_folder_with_no_note_kebab_reads_fails_naming_it_and_the_formats_and_is_not_remembered() {
+    // It said "nothing changed: 0 documents in 0 files unchanged", exit 0, and
+    // kept the folder as a root that a bare `kebab ingest` walked ever after.
+    let env = Env::new();
+    env.write("pics/cat.png", [0x89u8, b'P', b'N', b'G']);
+    let pics = env.path("pics");
+    let out = env.run(&["ingest", pics.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("skipped pics: holds no file kebab reads (.md, .markdown"), "{err}");
+    assert!(err.contains(".pdf), only 1 other file (pics/cat.png)"), "{err}");
+    // Notes whose every file is skipped make no root either; each file says why.
+    env.write("binary/a.md", b"\0\0\0");
+    let binary = env.path("binary");
+    let out = env.run(&["ingest", binary.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped binary/a.md: binary file"), "{}", stderr(&out));
+    assert_eq!(roots(&env), Vec::<String>::new());
+    // Beside a folder of notes the run succeeds, says what it skipped, and keeps only the notes' root.
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let out = env.run(&["ingest", env.notes().to_str().unwrap(), pics.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped pics: holds no file kebab reads"), "{}", stderr(&out));
+    assert_eq!(roots(&env), ["notes"]);
+    // A folder of notes all deleted is pruned as before, and a bare run walks the notes alone.
+    std::fs::remove_file(env.path("notes/tea.md")).unwrap();
+    let s = env.json(&["ingest", "--prune", env.notes().to_str().unwrap()]);
+    assert_eq!(s["removed"], 1, "{s}");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let s = env.json(&["ingest"]);
+    assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(1), Some(0)), "{s}");
+}

@@ -46,6 +46,11 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.extensions().contains(&ext.as_str()))
     }
 
+    /// Every extension read without `--format`: `.md, .markdown, …, .pdf`.
+    pub fn extensions_read() -> String {
+        Format::ALL.into_iter().flat_map(Format::extensions).map(|e| format!(".{e}")).collect::<Vec<_>>().join(", ")
+    }
+
     /// The names joined by `sep` (`md|txt|jsonl|html|pdf`), leaving `but` out.
     pub fn names(sep: &str, but: Option<Format>) -> String {
         Format::ALL.into_iter().filter(|f| Some(*f) != but).map(Format::name).collect::<Vec<_>>().join(sep)

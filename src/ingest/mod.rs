@@ -1,7 +1,7 @@
 //! Ingest: walk the given folders, read each supported file, chunk it, and
 //! bring the index to match — files committed in batches, each file whole or
 //! not at all, skipping files whose blake3 hash is unchanged. A bad file is reported with its path and reason
-//! and skipped; the run goes on.
+//! and skipped; the run goes on. A folder becomes a root only when a note in it is indexed.
 
 pub mod chunk;
 pub mod embed;
@@ -149,11 +149,24 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let excludes = build_excludes(&cfg.workspace.exclude)?;
     let limits = ChunkLimits::default();
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
+    let held = |store: &Store, root_id, scope: &str| store.count_missing(root_id, scope, &std::collections::HashSet::new());
 
     for target in &targets {
+        // A root this run makes is kept only when a note of it is indexed.
+        let created = store.root_containing(&target.start())?.is_none();
         let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
         let Walk { candidates, errors: mut walk_errors, unlisted, present } = walk(target, &excludes, opts.format);
+        // A folder named that holds no file kebab reads (and nothing indexed)
+        // is said to, not passed as "nothing changed".
+        if !opts.paths.is_empty()
+            && candidates.is_empty()
+            && walk_errors.is_empty()
+            && unlisted.is_empty()
+            && (created || held(store, root_id, &target.scope_key())? == 0)
+        {
+            walk_errors.push(Skipped { path: target.scope_key(), reason: no_file_read(&root_name, &present) });
+        }
         // What the index holds under a folder that could not be listed is
         // still on disk, as far as anyone knows: counted as present, so kept.
         let mut kept = Vec::new();
@@ -182,6 +195,9 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             summary.removed += store.prune(root_id, &target.scope_key(), &seen)?;
         } else {
             summary.missing += store.count_missing(root_id, &target.scope_key(), &seen)?;
+        }
+        if created && held(store, root_id, "")? == 0 {
+            store.forget_root(root_id)?;
         }
     }
     remembered::settle(store, gone, opts.prune, &mut summary)?;
@@ -458,6 +474,27 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
         }
     }
     Walk { candidates: found, errors, unlisted, present }
+}
+
+/// Why a folder named is skipped: none of its files (`others`, root-relative)
+/// is of a format kebab reads.
+fn no_file_read(root_name: &str, others: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let extensions = Format::extensions_read();
+    if others.is_empty() {
+        return format!("holds no file (none outside workspace.exclude); kebab reads {extensions}: add notes in one of those formats");
+    }
+    let mut shown: Vec<String> = others.iter().take(SHOWN).map(|rel| one_line(&in_root(root_name, rel))).collect();
+    if others.len() > SHOWN {
+        shown.push("…".into());
+    }
+    format!(
+        "holds no file kebab reads ({extensions}), only {} ({}); add notes in one of those formats, \
+         or `--format {}` reads every file in it as that one",
+        crate::script::count(others.len(), "other file"),
+        shown.join(", "),
+        Format::names("|", None)
+    )
 }
 
 /// Why a file could not be read, with what to do about it.
