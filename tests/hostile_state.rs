@@ -395,3 +395,34 @@ fn a_config_path_that_is_a_folder_or_under_a_file_is_refused_with_a_hint() {
     assert!(stderr(&out).contains(&format!("{} is a file, not a folder", file.display())), "{}", stderr(&out));
     assert!(stderr(&out).contains("hint: point --config"), "{}", stderr(&out));
 }
+
+#[test]
+fn doctor_with_a_data_dir_that_is_a_file_gives_no_advice_that_cannot_work() {
+    // The database line said "`kebab init` or `kebab ingest PATH` creates it",
+    // which both refuse while the data dir is a file.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let file = env.write("plain.txt", "not a folder");
+    let data = file.to_str().unwrap();
+    for args in [vec!["init"], vec!["ingest", env.notes().to_str().unwrap()], vec!["models", "install"]] {
+        let mut all = vec!["--data-dir", data];
+        all.extend(&args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{args:?} worked: {}", stderr(&out));
+    }
+    let out = env.run(&["--json", "--data-dir", data, "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let fix_of = |name: &str| checks.iter().find(|c| c["name"] == name).and_then(|c| c["fix"].as_str()).unwrap_or_default();
+    assert!(fix_of("data dir").contains("point --data-dir"), "{v}");
+    for name in ["database", "config"] {
+        assert!(fix_of(name).starts_with("once the data dir is fixed, `kebab init`"), "{name}: {v}");
+    }
+    for c in checks.iter().filter(|c| c["name"] != "data dir") {
+        let fix = c["fix"].as_str().unwrap_or_default();
+        let makes = ["`kebab init", "`kebab ingest", "`kebab models install"].iter().any(|cmd| fix.contains(cmd));
+        assert!(!makes || fix.starts_with("once the data dir is fixed, "), "{c}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+}

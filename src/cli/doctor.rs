@@ -47,6 +47,11 @@ fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Opt
 
 pub fn run(ctx: &Ctx) -> Result<i32> {
     let mut checks = Vec::new();
+    let data_dir = data_dir_check(&ctx.paths.data_dir, ctx.read_only().is_some());
+    // A data dir that failed its check takes no database nor model, and stops
+    // `kebab init`: advice to run them is what to do once it is fixed.
+    let failed = data_dir.status == Status::Fail;
+    let then = |fix: &str| if failed { format!("once the data dir is fixed, {fix}") } else { fix.into() };
     let cfg_path = &ctx.paths.config_file;
     let cfg = Config::load(cfg_path);
     match &cfg {
@@ -55,18 +60,18 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
             "config",
             Status::Ok,
             format!("{} not present: using defaults", cfg_path.display()),
-            Some("`kebab init` writes a commented config to edit".into()),
+            Some(then("`kebab init` writes a commented config to edit")),
         )),
         Err(e) => {
             let hint = e.downcast_ref::<crate::error::UserError>().and_then(|u| u.hint.clone());
             checks.push(check("config", Status::Fail, message(e), Some(hint.unwrap_or_else(|| format!("fix or remove {}", cfg_path.display())))))
         }
     }
-    checks.push(data_dir_check(&ctx.paths.data_dir, ctx.read_only().is_some()));
-    database_checks(ctx, &mut checks);
+    checks.push(data_dir);
+    database_checks(ctx, &then, &mut checks);
     if let Ok(cfg) = &cfg {
         checks.push(llm_check(&cfg.llm));
-        embedding_checks(ctx, cfg, &mut checks);
+        embedding_checks(ctx, cfg, &then, &mut checks);
     }
 
     let ok = checks.iter().all(|c| c.status != Status::Fail);
@@ -198,14 +203,14 @@ fn data_dir_check(dir: &Path, readonly: bool) -> Check {
 
 /// Whether the configured embedder runs, and whether the stored vectors are
 /// its own and complete.
-fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
+fn embedding_checks(ctx: &Ctx, cfg: &Config, then: &dyn Fn(&str) -> String, checks: &mut Vec<Check>) {
     if cfg.embedding.provider == EmbeddingProvider::None {
         checks.push(check("embedding", Status::Ok, "none: lexical search only", None));
         return;
     }
     let (model, note) = crate::embed::select(&cfg.embedding, &ctx.paths);
     let Some(model) = model else {
-        let fix = Some("`kebab models install`, then `kebab ingest` to embed the notes".into());
+        let fix = Some(then("`kebab models install`, then `kebab ingest` to embed the notes"));
         checks.push(check("embedding", Status::Warn, note.unwrap_or_default(), fix));
         return;
     };
@@ -250,14 +255,15 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, checks: &mut Vec<Check>) {
     }
 }
 
-fn database_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
+/// `then` turns advice that makes something in the data dir into what to do once it is usable.
+fn database_checks(ctx: &Ctx, then: &dyn Fn(&str) -> String, checks: &mut Vec<Check>) {
     let db = &ctx.paths.database;
     if !db.exists() {
         checks.push(check(
             "database",
             Status::Warn,
             format!("{} does not exist yet", db.display()),
-            Some("`kebab init` or `kebab ingest PATH` creates it".into()),
+            Some(then("`kebab init` or `kebab ingest PATH` creates it")),
         ));
         return;
     }
