@@ -456,6 +456,25 @@ fn a_usage_error_in_json_names_the_argument_and_the_value() {
 }
 
 #[test]
+fn a_usage_error_in_json_points_at_the_help_of_the_command_refused() {
+    // The hint was `run kebab --help` for every command, whose help lists no option of `kebab search`.
+    let env = Env::new();
+    for (args, help, shows) in [
+        (&["ask", "--bogus"][..], "kebab ask --help", "--session"),
+        (&["search", "tea", "--mode", "bogus"][..], "kebab search --help", "--mode"),
+        (&["sessions", "show"][..], "kebab sessions show --help", "<NAME>"),
+        (&["--bogus"][..], "kebab --help", "Commands:"),
+    ] {
+        let out = env.cmd(&[&["--json"][..], args].concat()).output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["hint"].as_str().unwrap().ends_with(&format!("run `{help}`")), "{args:?}: {v}");
+        // The help named shows what the command refused takes.
+        let shown = env.ok(&help.split(' ').skip(1).collect::<Vec<_>>());
+        assert!(shown.contains(shows), "{help}: {shown}");
+    }
+}
+
+#[test]
 fn kebab_variables_set_but_empty_count_as_unset() {
     let env = Env::new();
     let out = env

@@ -254,7 +254,8 @@ fn unset_empty_env() {
 
 /// `error.v1` for a command line clap refused: its message names the argument
 /// and the value (`invalid value 'abc' for '-k <N>': …`), as the text does;
-/// clap's tip (`a similar subcommand exists: 'search'`) leads the hint.
+/// clap's tip (`a similar subcommand exists: 'search'`) leads the hint, which
+/// points at the help of the command refused (`kebab ask --help`).
 fn usage_error(e: &clap::Error) -> ErrorDoc {
     let text = e.render().to_string();
     let mut blocks = text.split("\n\n");
@@ -263,12 +264,28 @@ fn usage_error(e: &clap::Error) -> ErrorDoc {
     let message = message.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message).to_string();
     let tip = blocks.flat_map(str::lines).find_map(|l| l.trim().strip_prefix("tip: "));
+    let help = help_for();
     let hint = match tip {
-        Some(tip) => format!("{tip}; run `kebab --help`"),
-        None => "run `kebab --help`".into(),
+        Some(tip) => format!("{tip}; run `{help}`"),
+        None => format!("run `{help}`"),
     };
     let message = if message.is_empty() { e.kind().to_string() } else { message };
     ErrorDoc { schema_version: "error.v1", code: "usage".into(), message, hint: Some(hint) }
+}
+
+/// `kebab ask --help` for an error in `kebab ask …`: the commands named,
+/// as clap reads the command line when told to read past its errors (its
+/// error holds no command path, and a bad value's no usage line to take it from).
+fn help_for() -> String {
+    use clap::CommandFactory;
+    let mut path = vec!["kebab".to_string()];
+    if let Ok(mut matches) = Cli::command().ignore_errors(true).try_get_matches_from(std::env::args_os()) {
+        while let Some((name, sub)) = matches.remove_subcommand() {
+            path.push(name);
+            matches = sub;
+        }
+    }
+    format!("{} --help", path.join(" "))
 }
 
 /// Prints a failed command's `error:` and `hint:` lines (and `error.v1` with
