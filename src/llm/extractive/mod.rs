@@ -27,6 +27,8 @@ pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one.
 const FOLLOW_SHARE: f64 = 0.5;
 const MAX_QUOTES: usize = 5;
+/// Most words of a sentence a quote brings along as the end of its own.
+const FRAGMENT_WORDS: usize = 4;
 /// A unit brought in for a question word the others miss must score at
 /// least this share of the best one.
 const MISSING_SHARE: f64 = 0.25;
@@ -400,7 +402,8 @@ pub fn answer(g: &Grounding) -> String {
 /// A sentence short enough to be the end of the one before it ("Cold pulls
 /// fixed it.", "1차 수확량은 124 kg이었다."): a quote brings it along.
 fn fragment(u: &Unit) -> bool {
-    u.kind == UnitKind::Sentence && u.follow.is_empty() && u.text.chars().count() <= 24 && !u.text.trim_end().ends_with(':')
+    let words = u.text.split_whitespace().count();
+    u.kind == UnitKind::Sentence && u.follow.is_empty() && words <= FRAGMENT_WORDS && !u.text.trim_end().ends_with(':')
 }
 
 /// The units to quote, best first: those scoring near the best, then, for
