@@ -363,7 +363,7 @@ pub fn answer(g: &Grounding) -> String {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }
-            if let Some(x) = all[i].next.filter(|&x| fragment(&all[x]) && !quotes.contains(&x) && !already_said(said, &all[x].text)) {
+            if let Some(x) = all[i].next.filter(|&x| fragment(&indexed[x]) && !quotes.contains(&x) && !already_said(said, &all[x].text)) {
                 quotes.push(x);
             }
         }
@@ -400,10 +400,17 @@ pub fn answer(g: &Grounding) -> String {
 }
 
 /// A sentence short enough to be the end of the one before it ("Cold pulls
-/// fixed it.", "1차 수확량은 124 kg이었다."): a quote brings it along.
-fn fragment(u: &Unit) -> bool {
-    let words = u.text.split_whitespace().count();
-    u.kind == UnitKind::Sentence && u.follow.is_empty() && words <= FRAGMENT_WORDS && !u.text.trim_end().ends_with(':')
+/// fixed it.", "1차 수확량은 124 kg이었다."): a quote brings it along. Not a
+/// question, a cheer ("Keep at it!") or an announcement, which go on to
+/// something else.
+fn fragment(u: &Indexed) -> bool {
+    let words = u.unit.text.split_whitespace().count();
+    let end = u.unit.text.trim_end().chars().last();
+    u.unit.kind == UnitKind::Sentence
+        && u.unit.follow.is_empty()
+        && words <= FRAGMENT_WORDS
+        && !matches!(end, Some(':' | '?' | '!'))
+        && !score::only_announces(u)
 }
 
 /// The units to quote, best first: those scoring near the best, then, for

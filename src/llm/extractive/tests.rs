@@ -504,9 +504,11 @@ fn a_short_sentence_after_a_quote_comes_with_it() {
     let ev = [
         "The printer nozzle was replaced in March with a hardened steel printer nozzle.",
         "Also in March the nozzle clogged after a cold filament swap. Cold pulls fixed it.\n\nThe bed was fine.",
+        "In March a printer nozzle of brass was ordered for spare parts. Never again, honestly!",
     ];
     let a = answer(&grounding("What happened to the printer nozzle in March?", &ev));
     assert!(a.starts_with("\"The printer nozzle was replaced in March"), "{a}");
     assert!(a.contains("\"Also in March the nozzle clogged after a cold filament swap.\" [#2]\n\"Cold pulls fixed it.\" [#2]"), "{a}");
-    assert!(verified(&a, &ev), "{a}");
+    // A cheer goes on to something else.
+    assert!(a.contains("spare parts.\" [#3]") && !a.contains("Never again") && verified(&a, &ev), "{a}");
 }
