@@ -13,24 +13,11 @@ use std::process::Child;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::fake_server::{Kind, Server, Step, BOTH, stream_head, wait};
+use common::fake_server::{Kind, Server, Step, BOTH, server_home, stream_head, wait};
 use common::{Env, stderr};
 
 /// Long past every bound below: only a heeded Ctrl-C ends the ask in time.
 const TIMEOUT_SECS: u64 = 50;
-
-fn home(kind: Kind, server: &Server) -> Env {
-    let env = Env::new();
-    let config = format!(
-        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = {TIMEOUT_SECS}\n\n\
-         [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-        kind.provider(),
-        server.url
-    );
-    env.write("config/kebab/config.toml", config);
-    common::cargo_and_tea_notes(&env);
-    env
-}
 
 /// Waits until the server has the chat request (the ask is then waiting on
 /// the model, its Ctrl-C handler set), sends SIGINT, and returns the exit
@@ -78,7 +65,7 @@ fn ctrl_c_before_the_first_word_stops_the_ask_at_once_and_saves_the_question() {
     for kind in BOTH {
         // The server takes the question and says nothing, as while it reads a long prompt.
         let server = Server::start(vec![vec![wait(60_000)]]);
-        let env = home(kind, &server);
+        let env = server_home(kind, &server, TIMEOUT_SECS, "");
         let (code, err) = interrupt_once_asked(&server, ask(&env, &[]), kind.provider());
         assert_eq!(code, Some(130), "{kind:?}: {err}");
         assert!(!err.contains("sent nothing"), "{kind:?}: {err}");
@@ -91,7 +78,7 @@ fn ctrl_c_while_a_stream_is_stalled_stops_at_once_keeping_the_words_that_came() 
     for kind in BOTH {
         let script = vec![stream_head(kind.content_type()), kind.piece("Run cargo new "), wait(60_000)];
         let server = Server::start(vec![script]);
-        let env = home(kind, &server);
+        let env = server_home(kind, &server, TIMEOUT_SECS, "");
         let (code, err) = interrupt_once_asked(&server, ask(&env, &[]), kind.provider());
         assert_eq!(code, Some(130), "{kind:?}: {err}");
         assert_eq!(saved(&env), ("llm_stream_aborted".to_string(), "Run cargo new ".to_string()), "{kind:?}");
@@ -102,7 +89,7 @@ fn ctrl_c_while_a_stream_is_stalled_stops_at_once_keeping_the_words_that_came() 
 fn ctrl_c_while_a_whole_answer_is_awaited_stops_at_once() {
     // --no-stream: the OpenAI-style server is asked for one JSON answer, which never comes.
     let server = Server::start(vec![vec![Step::Send(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"choices\"".to_vec()), wait(60_000)]]);
-    let env = home(Kind::OpenAi, &server);
+    let env = server_home(Kind::OpenAi, &server, TIMEOUT_SECS, "");
     let (code, err) = interrupt_once_asked(&server, ask(&env, &["--no-stream"]), "--no-stream");
     assert_eq!(code, Some(130), "{err}");
     assert_eq!(saved(&env).0, "llm_stream_aborted");

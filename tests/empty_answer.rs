@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head};
-use common::{Env, stderr};
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, server_home, stream_head};
+use common::stderr;
 use serde_json::json;
 
 const QUESTION: &str = "How do I create a new project with cargo?";
@@ -17,24 +17,11 @@ const ONLY_REASONING: &str = "The model sent only its reasoning and wrote no ans
                               Set llm.model to a model that answers without a separate reasoning part";
 const EMPTY_REPLY: &str = "The model wrote no answer text: its server sent an empty reply";
 
-fn home(kind: Kind, server: &Server) -> Env {
-    let env = Env::new();
-    let config = format!(
-        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = 5\n\n\
-         [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-        kind.provider(),
-        server.url
-    );
-    env.write("config/kebab/config.toml", config);
-    common::cargo_and_tea_notes(&env);
-    env
-}
-
 /// `kebab ask` (with `flags`) against one scripted reply: stdout, after
 /// checking that it was a refusal, not a failure.
 fn refused(kind: Kind, reply: Vec<Step>, flags: &[&str]) -> String {
     let server = Server::start(vec![reply]);
-    let env = home(kind, &server);
+    let env = server_home(kind, &server, 5, "");
     let mut args = vec!["ask"];
     args.extend_from_slice(flags);
     args.push(QUESTION);
@@ -64,7 +51,7 @@ fn a_model_answer_with_no_text_says_the_model_wrote_nothing_and_what_to_change()
     assert!(shown.contains(ONLY_REASONING), "{shown}");
     // With --json the answer text says it too; the reason stays the one every ungrounded answer has.
     let server = Server::start(vec![Kind::OpenAi.stream(&[], 0)]);
-    let doc: serde_json::Value = serde_json::from_str(&home(Kind::OpenAi, &server).ok(&["--json", "ask", QUESTION])).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&server_home(Kind::OpenAi, &server, 5, "").ok(&["--json", "ask", QUESTION])).unwrap();
     assert_eq!(doc["refusal_reason"], "llm_self_judge", "{doc}");
     assert!(doc["answer"].as_str().unwrap().starts_with(EMPTY_REPLY), "{doc}");
 }
@@ -87,7 +74,7 @@ fn a_thinking_model_cut_at_the_answer_cap_is_told_a_larger_cap_leaves_room_to_an
 fn a_turn_the_model_wrote_nothing_for_is_left_out_of_the_next_prompt() {
     for kind in BOTH {
         let server = Server::start(vec![kind.stream(&[], 0), kind.stream(&["Run `cargo build` [#1]."], 0)]);
-        let env = home(kind, &server);
+        let env = server_home(kind, &server, 5, "");
         let first = env.ok(&["ask", "--session", "s", QUESTION]);
         assert!(first.contains(EMPTY_REPLY), "{kind:?}: {first}");
         env.ok(&["ask", "--session", "s", "And how do I build it?"]);

@@ -8,7 +8,7 @@ mod common;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head, wait};
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, server_home, stream_head, wait};
 use kebab::llm::ollama::{self, Ollama};
 use kebab::llm::openai::OpenAi;
 use kebab::llm::{ChatModel, ChatRequest, Completion, Flow, LlmError, Message, Role, Usage};
@@ -437,20 +437,6 @@ fn probe_of_a_server_that_is_down_is_an_error() {
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
-/// A home whose kebab talks to `server` in `kind`'s format, with `extra`
-/// lines added to `[llm]`, over the Cargo and tea notes (lexical only).
-fn server_home(kind: Kind, server: &Server, extra: &str) -> common::Env {
-    let env = common::Env::new();
-    let config = format!(
-        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = 5\n{extra}\n\n[embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
-        kind.provider(),
-        server.url
-    );
-    env.write("config/kebab/config.toml", config);
-    common::cargo_and_tea_notes(&env);
-    env
-}
-
 const QUESTION: &str = "How do I create a new project with cargo?";
 
 #[test]
@@ -460,7 +446,7 @@ fn ollama_is_sent_the_planned_context_capped_at_the_models_maximum_and_the_answe
         [(Some(4096), 8192, 4096, 1024), (Some(32768), 8192, 8192, 1024), (None, 8192, 8192, 1024), (Some(2048), 8192, 2048, 512)]
     {
         let server = Server::with_show(vec![Kind::Ollama.stream(&["Run `cargo new` [#1]."], 0)], reported);
-        let env = server_home(Kind::Ollama, &server, &format!("context_tokens = {configured}"));
+        let env = server_home(Kind::Ollama, &server, 5, &format!("context_tokens = {configured}"));
         env.json(&["ask", QUESTION]);
         let body = &server.bodies()[0];
         assert_eq!(body["options"]["num_ctx"], json!(num_ctx), "{reported:?}: {body}");
@@ -473,7 +459,7 @@ fn ollama_is_sent_the_planned_context_capped_at_the_models_maximum_and_the_answe
 #[test]
 fn evidence_is_planned_within_the_context_the_ollama_server_reports() {
     let server = Server::with_show(vec![Kind::Ollama.stream(&["Run `cargo new` [#1]."], 0)], Some(2048));
-    let env = server_home(Kind::Ollama, &server, "context_tokens = 8192");
+    let env = server_home(Kind::Ollama, &server, 5, "context_tokens = 8192");
     // Enough matching text to fill kebab's own 6000-token evidence budget.
     let paragraph = "To create a new project with cargo, run cargo new and a folder with a manifest appears. ".repeat(20);
     for i in 0..20 {
@@ -492,7 +478,7 @@ fn evidence_is_planned_within_the_context_the_ollama_server_reports() {
 #[test]
 fn openai_servers_are_sent_the_answer_cap_as_max_tokens() {
     let server = Server::start(vec![Kind::OpenAi.stream(&["Run `cargo new` [#1]."], 0)]);
-    let env = server_home(Kind::OpenAi, &server, "max_answer_tokens = 300");
+    let env = server_home(Kind::OpenAi, &server, 5, "max_answer_tokens = 300");
     env.json(&["ask", QUESTION]);
     let body = &server.bodies()[0];
     assert_eq!(body["max_tokens"], json!(300), "{body}");
@@ -506,7 +492,7 @@ fn a_model_that_streams_forever_is_cut_at_the_answer_cap_and_the_answer_is_kept_
         let mut script = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new hello` [#1].")];
         script.extend((0..5000).map(|_| kind.piece(" again")));
         let server = Server::start(vec![script]);
-        let env = server_home(kind, &server, "max_answer_tokens = 32");
+        let env = server_home(kind, &server, 5, "max_answer_tokens = 32");
         let a = env.json(&["ask", QUESTION]);
         assert_eq!(a["finish"], json!("length"), "{kind:?}: {a}");
         let text = a["answer"].as_str().unwrap();
@@ -533,13 +519,13 @@ fn a_server_that_reports_stopping_at_the_cap_marks_the_answer() {
         };
         let script = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new hello` [#1]"), last, end()];
         let server = Server::start(vec![script]);
-        let env = server_home(kind, &server, "");
+        let env = server_home(kind, &server, 5, "");
         let a = env.json(&["ask", QUESTION]);
         assert_eq!(a["finish"], json!("length"), "{kind:?}: {a}");
         assert_eq!(a["grounded"], json!(true), "{kind:?}: {a}");
         // A whole answer carries no mark.
         let server = Server::start(vec![kind.stream(&["Run `cargo new hello` [#1]"], 0)]);
-        let env = server_home(kind, &server, "");
+        let env = server_home(kind, &server, 5, "");
         assert!(env.json(&["ask", QUESTION]).get("finish").is_none(), "{kind:?}");
     }
 }
@@ -566,7 +552,7 @@ fn a_refused_key_names_the_variable_it_came_from_or_that_none_is_named() {
     ];
     for (setting, key, hint) in cases {
         let server = Server::start(refusal());
-        let env = server_home(Kind::OpenAi, &server, setting);
+        let env = server_home(Kind::OpenAi, &server, 5, setting);
         let mut cmd = env.cmd(&["ask", QUESTION]);
         if let Some(key) = key {
             cmd.env("MY_LLM_KEY", key);

@@ -302,3 +302,19 @@ impl Kind {
         steps
     }
 }
+
+/// A home whose kebab talks to `server` in `kind`'s format, giving up on a
+/// silent server after `timeout_secs`, with `extra` lines added to `[llm]`,
+/// over the Cargo and tea notes (lexical only).
+pub fn server_home(kind: Kind, server: &Server, timeout_secs: u64, extra: &str) -> super::Env {
+    let env = super::Env::new();
+    let config = format!(
+        "[llm]\nprovider = \"{}\"\nmodel = \"qwen\"\nbase_url = \"{}\"\ntimeout_secs = {timeout_secs}\n{extra}\n\n\
+         [embedding]\nprovider = \"none\"\n\n[search]\ndefault_mode = \"lexical\"\n",
+        kind.provider(),
+        server.url
+    );
+    env.write("config/kebab/config.toml", config);
+    super::cargo_and_tea_notes(&env);
+    env
+}
