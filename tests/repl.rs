@@ -425,3 +425,62 @@ fn a_session_named_as_a_session_subcommand_is_refused_and_one_named_so_before_is
     assert_eq!(code, 0, "{err}");
     assert_eq!(env.json(&["sessions", "show", "list"])["turns"].as_array().map(Vec::len), Some(2));
 }
+
+#[test]
+fn a_database_deleted_or_replaced_under_the_repl_is_opened_again_and_said_so() {
+    // The REPL kept the file it opened: after `rm kebab.db` its questions
+    // were answered from the deleted file, and its turns saved there, lost.
+    use std::io::{BufRead, BufReader, Write};
+    let env = research_env();
+    let remove = || {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", env.database().display()));
+        }
+    };
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "r"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut upto = |end: &str| {
+        let (mut all, mut line) = (String::new(), String::new());
+        while !line.contains(end) {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended before {end:?}:\n{all}");
+            all.push_str(&line);
+        }
+        all
+    };
+    // Each wait ends at a line said with or without the fix, so a failure is an assertion, not a hang.
+    let footer = "extractive/extractive-v1 · ";
+    writeln!(stdin, "How did you count varroa mites?").unwrap();
+    assert!(upto(footer).contains("alcohol wash"));
+
+    // Deleted: made anew, as a REPL started now makes it; the session's turn went with the old file.
+    remove();
+    writeln!(stdin, ":history\n:session").unwrap();
+    // Up to what `:session` says, not its echo: the file must not be removed again before it is looked at.
+    let history = upto("session r (");
+    assert!(history.ends_with("> :history\nno questions yet in this session\nkebab[r]> :session\nsession r (0 turns)\n"), "{history}");
+
+    // Replaced by a new index (the file the REPL made is removed, and an ingest builds another).
+    remove();
+    env.write("other/coffee.md", "# Coffee\n\nEspresso is brewed under pressure.\n");
+    env.ok(&["ingest", env.path("other").to_str().unwrap()]);
+    writeln!(stdin, "What is espresso brewed under?").unwrap();
+    let answer = upto(footer);
+    assert!(answer.contains("[1] other/coffee.md:1-3"), "{answer}");
+    drop(stdin);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let db = env.database().display().to_string();
+    let gone = format!("{db} was deleted or replaced while the REPL ran: it now reads the one there, which indexes nothing yet \
+                        (`kebab ingest PATH` indexes notes into it); session r starts anew there\n");
+    assert!(err.contains(&gone), "{err}");
+    let new = format!("{db} was deleted or replaced while the REPL ran: it now reads the one there, with 1 document; session r starts anew there\n");
+    assert!(err.contains(&new), "{err}");
+    // The turn is in the index every other kebab reads.
+    let list = env.ok(&["sessions", "list"]);
+    assert!(list.starts_with("r\t1 turn\t") && list.contains("What is espresso brewed under?"), "{list}");
+}

@@ -25,7 +25,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{Config, Paths};
 use crate::error::{self, ErrorDoc};
-use crate::rag::Kb;
+use crate::rag::{Kb, Open, Opener};
 use crate::render::{ColorChoice, Output};
 use crate::search::Mode;
 use crate::search::engine::Engine;
@@ -195,6 +195,25 @@ impl Ctx {
         let (engine, mode) = self.engine(&cfg, &store, requested)?;
         let selected = crate::llm::auto::select(&cfg.llm);
         Ok((Kb { cfg, store, engine, model: selected.model }, mode, selected.note))
+    }
+
+    /// Opens the knowledge base as `kb` does, its notices said, for a front
+    /// end that keeps one open and may open it again (`kebab mcp`, the REPL).
+    pub fn opener(&self) -> Opener {
+        let (paths, out, readonly) = (self.paths.clone(), self.out.clone(), self.readonly);
+        Box::new(move |how: Open| {
+            let ctx = Ctx::new(paths.clone(), out.clone(), readonly);
+            let cfg = ctx.config()?;
+            let store = match how {
+                Open::Existing => ctx.store()?,
+                Open::Create => ctx.create_store()?,
+            };
+            let (kb, _, note) = ctx.kb(cfg, store, None)?;
+            if let Some(n) = note {
+                ctx.out.notice(n);
+            }
+            Ok(kb)
+        })
     }
 
     /// Progress of a counted run (`what`: "chunks embedded").

@@ -22,6 +22,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     }
     let (kb, mode, model_note) = ctx.kb(ctx.config()?, ctx.create_store()?, None)?;
     let history_file = ctx.paths.data_dir.join("repl_history");
-    let shell = Repl::new(ctx.out.clone(), kb, mode, args.session.as_deref())?;
+    let shell = Repl::new(ctx.out.clone(), kb, mode, args.session.as_deref(), ctx.opener())?;
     repl::run(shell, model_note, &history_file)
 }

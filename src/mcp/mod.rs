@@ -20,19 +20,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::rag::Kb;
-
-/// What a call needs of the database when the knowledge base is not open yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Open {
-    /// Reads: the database must exist (a read never leaves an empty one behind).
-    Existing,
-    /// `ingest`: the database is created when missing.
-    Create,
-}
-
-/// Opens the knowledge base (the command line's own way, with its notices).
-pub type Opener = Box<dyn Fn(Open) -> Result<Kb> + Send>;
+use crate::rag::{Open, Opener};
 
 /// What the server is started with.
 pub struct Setup {

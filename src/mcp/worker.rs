@@ -22,29 +22,31 @@ pub struct State {
 }
 
 impl State {
-    /// The knowledge base, opened on first use. A failed open is not kept:
-    /// the next call tries again (say, after the first `kebab ingest`).
+    /// The knowledge base, opened on first use, and again when its file was
+    /// removed or replaced since. A failed open is not kept: the next call
+    /// tries again (say, after the first `kebab ingest`).
     pub fn kb(&mut self, open: Open) -> Result<&mut Kb> {
-        // The file was removed, or replaced by a new index, since it was
-        // opened: the open one is a file no other kebab sees, and the calls
-        // read it and wrote to it as if it were the index. Opened again
-        // (or, gone, "nothing is indexed yet", as for a server started now).
-        if let Some(kb) = &self.kb
-            && kb.store.replaced()
-        {
-            eprintln!("kebab mcp: {} was removed or replaced since it was opened; opening it again", kb.store.path().display());
-            self.kb = None;
-        }
         let kb = match self.kb.take() {
-            Some(kb) => kb,
-            None => {
-                let kb = (self.setup.open)(open)?;
-                // The opener has just said why the default mode falls back, if it does.
-                let default = kb.cfg.search.default_mode;
-                self.fallback_said = kb.engine.resolve(&kb.store, default, false).ok().and_then(|(_, note)| note);
-                kb
+            Some(mut kb) => {
+                let path = kb.store.path().display().to_string();
+                match kb.reopen_if_replaced(&self.setup.open, open) {
+                    Ok(false) => return Ok(self.kb.insert(kb)),
+                    Ok(true) => {
+                        eprintln!("kebab mcp: {path} was removed or replaced since it was opened; opened it again");
+                        kb
+                    }
+                    // Removed: "nothing is indexed yet", as for a server started now.
+                    Err(e) => {
+                        eprintln!("kebab mcp: {path} was removed or replaced since it was opened; it cannot be opened again");
+                        return Err(e);
+                    }
+                }
             }
+            None => (self.setup.open)(open)?,
         };
+        // The opener has just said why the default mode falls back, if it does.
+        let default = kb.cfg.search.default_mode;
+        self.fallback_said = kb.engine.resolve(&kb.store, default, false).ok().and_then(|(_, note)| note);
         Ok(self.kb.insert(kb))
     }
 }

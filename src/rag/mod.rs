@@ -53,6 +53,20 @@ pub struct Kb {
     pub model: Box<dyn ChatModel>,
 }
 
+/// What opening the knowledge base may do to the database (see `Opener`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Reads: the database must exist (a read never leaves an empty one behind).
+    Existing,
+    /// The database is created when missing (`ingest`, the REPL).
+    Create,
+}
+
+/// Opens the knowledge base the command line's way, with its notices: for a
+/// front end that keeps one open while other processes change the index
+/// (the REPL, `kebab mcp`), to open it again (see `Kb::reopen_if_replaced`).
+pub type Opener = Box<dyn Fn(Open) -> Result<Kb> + Send>;
+
 /// What one ask asks for; `None` means the config's value.
 #[derive(Debug, Clone)]
 pub struct AskOptions {
@@ -140,6 +154,19 @@ pub struct AskOutcome {
 }
 
 impl Kb {
+    /// Opens this knowledge base again (`open` with `how`) when its database
+    /// file was removed, or replaced by a new index, since it was opened
+    /// (`Store::replaced`): the open file is then one no other kebab sees,
+    /// read and written as if it were the index. True when it was opened
+    /// again. On an error this one is still the stale one: not to be used.
+    pub fn reopen_if_replaced(&mut self, open: &Opener, how: Open) -> Result<bool> {
+        if !self.store.replaced() {
+            return Ok(false);
+        }
+        *self = open(how)?;
+        Ok(true)
+    }
+
     /// Asks `opts.question`: the answer streams to `sink` as it is written
     /// (`sink` returning false, or `cancel` set, stops it), and the outcome
     /// comes back saved — refusals and aborted streams included.

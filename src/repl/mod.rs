@@ -21,7 +21,7 @@ use anyhow::Result;
 use rustyline::error::ReadlineError;
 
 
-use crate::rag::{AskOptions, Kb};
+use crate::rag::{AskOptions, Kb, Open, Opener};
 use crate::render::answer::{Shown, Streamer, ctrl_c_flag, print_explain, print_outcome, print_saved_sources, session_line, turn_summary};
 use crate::render::{ColorChoice, Output, human_bytes};
 use crate::script::{one_line, printable};
@@ -45,6 +45,8 @@ pub struct Repl {
     /// and `:explain` show it rather than an older saved turn.
     unsaved: Option<session::Turn>,
     cancel: Arc<AtomicBool>,
+    /// Opens the knowledge base again when its file is deleted or replaced.
+    open: Opener,
 }
 
 enum Flow {
@@ -54,13 +56,14 @@ enum Flow {
 
 impl Repl {
     /// `session`: the one to open (created with its first turn); otherwise a new `session-N`.
-    pub fn new(out: Output, kb: Kb, mode: Mode, session: Option<&str>) -> Result<Repl> {
+    /// `open` opens the knowledge base as `kb` was opened.
+    pub fn new(out: Output, kb: Kb, mode: Mode, session: Option<&str>, open: Opener) -> Result<Repl> {
         let (name, conversation) = match session {
             Some(n) => (n.to_string(), session::find_or_check_new(&kb.store, n)?),
             None => (session::create_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
-        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel })
+        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel, open })
     }
 
     fn prompt(&self) -> String {
@@ -99,17 +102,19 @@ impl Repl {
         if line.is_empty() {
             return Flow::Continue;
         }
-        let result = if line.starts_with(':') {
-            match commands::parse(line) {
-                Ok(cmd) => self.follow_name("a question here starts it again").and_then(|()| self.command(cmd)),
-                Err(msg) => {
-                    self.say_error(&msg, None);
-                    Ok(Flow::Continue)
+        let result = self.follow_index().and_then(|()| {
+            if line.starts_with(':') {
+                match commands::parse(line) {
+                    Ok(cmd) => self.follow_name("a question here starts it again").and_then(|()| self.command(cmd)),
+                    Err(msg) => {
+                        self.say_error(&msg, None);
+                        Ok(Flow::Continue)
+                    }
                 }
+            } else {
+                self.ask(line).map(|_| Flow::Continue)
             }
-        } else {
-            self.ask(line).map(|_| Flow::Continue)
-        };
+        });
         result.unwrap_or_else(|err| {
             let failure = crate::render::failure::classify_for(&err, crate::render::hint::FrontEnd::Repl);
             self.say_error(&failure.doc.message, failure.doc.hint.as_deref());
@@ -170,6 +175,38 @@ impl Repl {
             notes.push("(stopped: the partial answer is kept as this turn)".to_string());
         }
         print_outcome(&self.out, &outcome, &Shown { streamed: streamer.streamed, explain: false, notes: &notes })
+    }
+
+    /// Another process may have deleted the database, or replaced it with a
+    /// new index (`rm kebab.db`, an ingest into an emptied data dir): the
+    /// open file is then one no other kebab sees, its answers stale and its
+    /// turns lost. The one there now is opened, as a REPL started now would
+    /// (a deleted one is made anew), and what became of the session is said.
+    fn follow_index(&mut self) -> Result<()> {
+        let path = self.kb.store.path().display().to_string();
+        let lead = format!("{path} was deleted or replaced while the REPL ran");
+        match self.kb.reopen_if_replaced(&self.open, Open::Create) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => {
+                self.out.notice(format!("{lead}, and cannot be opened again:"));
+                return Err(e);
+            }
+        }
+        // The session held, and an unsaved answer, belong to the old file.
+        self.unsaved = None;
+        self.conversation = session::find(&self.kb.store, &self.name)?;
+        let docs = self.kb.store.document_count()?;
+        let holds = match docs {
+            0 => "which indexes nothing yet (`kebab ingest PATH` indexes notes into it)".to_string(),
+            n => format!("with {}", crate::render::count(n, "document")),
+        };
+        let held = match &self.conversation {
+            Some(c) => format!("goes on there with {}", session::turns_phrase(session::turn_count(&self.kb.store, c.id)?)),
+            None => "starts anew there".to_string(),
+        };
+        self.out.notice(format!("{lead}: it now reads the one there, {holds}; session {} {held}", self.name));
+        Ok(())
     }
 
     /// Another process may have removed or renamed the session held: follow
