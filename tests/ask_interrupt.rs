@@ -5,6 +5,7 @@
 //! `llm_stream_aborted` with whatever text came — not when the server times out
 //! (`llm.timeout_secs`, 300 s by default). The fake servers here wait far longer
 //! than the tests allow, so a Ctrl-C that is not heeded fails instead of passing late.
+//! The REPL's note on a stopped turn says what that turn kept.
 
 mod common;
 
@@ -93,4 +94,51 @@ fn ctrl_c_while_a_whole_answer_is_awaited_stops_at_once() {
     let (code, err) = interrupt_once_asked(&server, ask(&env, &["--no-stream"]), "--no-stream");
     assert_eq!(code, Some(130), "{err}");
     assert_eq!(saved(&env).0, "llm_stream_aborted");
+}
+
+#[test]
+fn ctrl_c_in_the_repl_says_whether_the_model_had_written_anything_and_what_the_turn_keeps() {
+    // The REPL said "the partial answer is kept as this turn" when the model
+    // had written nothing: the turn keeps the question alone, unanswered.
+    use std::io::{BufRead, BufReader, Write};
+    let kind = Kind::Ollama;
+    let before_any_word = vec![wait(60_000)];
+    let after_some = vec![stream_head(kind.content_type()), kind.piece("Run cargo new "), wait(60_000)];
+    let server = Server::start(vec![before_any_word, after_some]);
+    let env = server_home(kind, &server, TIMEOUT_SECS, "");
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "stop"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let pid = child.id().to_string();
+    let mut stopped_turn = |asked: usize| {
+        writeln!(stdin, "How do I create a new project with cargo?").unwrap();
+        let started = Instant::now();
+        while server.requests().len() < asked {
+            assert!(started.elapsed() < Duration::from_secs(20), "the server never got question {asked}");
+            thread::sleep(Duration::from_millis(20));
+        }
+        thread::sleep(Duration::from_millis(200));
+        assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+        // The footer ends the turn's output, stopped or not.
+        let (mut turn, mut line) = (String::new(), String::new());
+        while !line.contains("qwen · lexical") {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended early:\n{turn}");
+            turn.push_str(&line);
+        }
+        turn
+    };
+    let first = stopped_turn(1);
+    assert!(first.contains("\n(stopped before the model wrote anything: the question is kept as this turn, unanswered)\n"), "{first}");
+    let second = stopped_turn(2);
+    assert!(second.contains("Run cargo new \n(stopped: the partial answer is kept as this turn)\n"), "{second}");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // What the notes said is what the turns hold.
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let mut rows = conn.prepare("SELECT a.refusal_reason, a.answer FROM turns t JOIN answers a ON a.id = t.answer_id ORDER BY t.turn_index").unwrap();
+    let saved: Vec<(String, String)> = rows.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+    let aborted = "llm_stream_aborted".to_string();
+    assert_eq!(saved, [(aborted.clone(), String::new()), (aborted, "Run cargo new ".to_string())]);
 }

@@ -172,7 +172,14 @@ impl Repl {
             let lead = crate::rag::generate::failure_lead(err, outcome.answer_id.is_some());
             notes.extend(self.error_lines(&format!("{lead}: {err}"), err.hint().as_deref()));
         } else if self.cancel.swap(false, Ordering::SeqCst) {
-            notes.push("(stopped: the partial answer is kept as this turn)".to_string());
+            // Saved as `llm_stream_aborted` with the text that came, which may be none at all.
+            let note = match (streamer.streamed, outcome.answer_id.is_some()) {
+                (false, true) => "stopped before the model wrote anything: the question is kept as this turn, unanswered",
+                (false, false) => "stopped before the model wrote anything",
+                (true, true) => "stopped: the partial answer is kept as this turn",
+                (true, false) => "stopped: the partial answer is not saved (read-only)",
+            };
+            notes.push(format!("({note})"));
         }
         print_outcome(&self.out, &outcome, &Shown { streamed: streamer.streamed, explain: false, notes: &notes })
     }
