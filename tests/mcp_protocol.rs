@@ -298,3 +298,39 @@ fn a_method_the_server_does_not_serve_is_method_not_found_naming_the_ones_it_doe
     }
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn a_request_reusing_the_id_of_a_call_still_running_is_invalid_request_naming_the_id() {
+    // rmcp answered the running call and never the second request with its
+    // id; the server then waited for that answer forever after the client hung up.
+    use common::fake_server::{Kind, Server, end, stream_head, wait};
+    let env = home();
+    let kind = Kind::Ollama;
+    let script = vec![stream_head(kind.content_type()), wait(1500), kind.piece("To create a new project, run `cargo new hello` [#1]."), kind.finish(), end()];
+    let server = Server::start(vec![script]);
+    env.write(
+        "config/kebab/config.toml",
+        format!(
+            "[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n\n\
+             [search]\ndefault_mode = \"lexical\"\n",
+            server.url
+        ),
+    );
+    let question = json!({ "name": "ask", "arguments": { "question": "How do I create a new project?" } });
+    let search = json!({ "name": "search", "arguments": { "query": "green tea" } });
+    let ping = line(json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }));
+    let run = exchange(&env, &[initialize(0), initialized(), call(7, question), call(7, search.clone()), ping, call(8, search)]);
+    let sevens: Vec<&Value> = run.replies.iter().filter(|r| r["id"] == json!(7)).collect();
+    assert_eq!(sevens.len(), 3, "{sevens:?}\n{}", run.stderr);
+    let answer = sevens.iter().find_map(|r| r["result"]["structuredContent"]["answer"].as_str());
+    assert!(answer.is_some_and(|a| a.contains("cargo new hello")), "{sevens:?}");
+    let refused: Vec<&str> = sevens.iter().filter(|r| r["error"]["code"] == -32600).filter_map(|r| r["error"]["message"].as_str()).collect();
+    assert_eq!(refused.len(), 2, "{sevens:?}");
+    for message in refused {
+        assert!(message.starts_with("Invalid Request: id 7 is the id of a tools/call still running;"), "{message}");
+        assert!(message.contains("send this request again with an id of its own"), "{message}");
+    }
+    // A request with an id of its own is served as ever.
+    assert_eq!(run.reply(json!(8))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}

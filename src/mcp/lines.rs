@@ -4,6 +4,7 @@
 //! the client sends is looked at here first: what rmcp would mishandle is
 //! answered here with a JSON-RPC error naming what is wrong (or, for a
 //! notification, set aside with a word on stderr), and the rest is handed on.
+//! A request reusing the id of a call still running is answered here too.
 //!
 //! Stdin and stdout as rmcp sees them are pipes this module fills and drains.
 //! Every line rmcp reads is UTF-8 (a byte that is not becomes U+FFFD, and the
@@ -66,9 +67,16 @@ impl Pipes {
                     Verdict::Forward => {
                         // Counted before rmcp can answer it.
                         match awaited(&line) {
+                            // JSON-RPC ids are unique among requests in flight: rmcp
+                            // answered one of two calls sharing an id, never the other,
+                            // and the server then waited for it forever at the end.
+                            Some(Awaited::Call(id) | Awaited::Request(id)) if running.borrow().contains(&id) => {
+                                let _ = errors.send(id_in_use(&id));
+                                continue;
+                            }
                             Some(Awaited::Call(id)) => running.send_modify(|ids| ids.push(id)),
                             Some(Awaited::Cancelled(id)) => running.send_modify(|ids| forget(ids, &id)),
-                            None => {}
+                            Some(Awaited::Request(_)) | None => {}
                         }
                         if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
                             break;
@@ -116,6 +124,8 @@ enum Awaited {
     Call(String),
     /// `notifications/cancelled` for this id: rmcp will not answer it.
     Cancelled(String),
+    /// Another request with this id, answered at once (not waited for).
+    Request(String),
 }
 
 fn awaited(line: &str) -> Option<Awaited> {
@@ -129,6 +139,7 @@ fn awaited(line: &str) -> Option<Awaited> {
     match (message.method.as_deref(), message.id) {
         (Some("tools/call"), Some(id)) => Some(Awaited::Call(id.to_string())),
         (Some("notifications/cancelled"), None) => Some(Awaited::Cancelled(message.params?.get("requestId")?.to_string())),
+        (Some(_), Some(id)) => Some(Awaited::Request(id.to_string())),
         _ => None,
     }
 }
@@ -161,7 +172,19 @@ fn not_found_named(line: String) -> String {
     format!("{reply}\n")
 }
 
-/// Drops one of `id` (a client may reuse an id while a call with it runs).
+/// The reply to a request whose id (`id`, as JSON text) is that of a call
+/// still running: answered here, as rmcp would answer it under the call's
+/// id or not at all.
+fn id_in_use(id: &str) -> String {
+    let message = format!(
+        "Invalid Request: id {id} is the id of a tools/call still running; JSON-RPC ids must be unique among \
+         requests in flight: send this request again with an id of its own"
+    );
+    // The id came from JSON, so it reads back; null only if it did not.
+    error_line(&serde_json::from_str(id).unwrap_or(Value::Null), INVALID_REQUEST, message)
+}
+
+/// Drops one of `id`.
 fn forget(ids: &mut Vec<String>, id: &str) {
     if let Some(at) = ids.iter().position(|i| i == id) {
         ids.swap_remove(at);
@@ -194,9 +217,14 @@ const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
 
 /// A JSON-RPC error reply, as one line.
-fn error(id: &Value, code: i64, message: impl Into<String>) -> Verdict {
+fn error_line(id: &Value, code: i64, message: impl Into<String>) -> String {
     let reply = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } });
-    Verdict::Answer(format!("{reply}\n"))
+    format!("{reply}\n")
+}
+
+/// A JSON-RPC error reply, answered here.
+fn error(id: &Value, code: i64, message: impl Into<String>) -> Verdict {
+    Verdict::Answer(error_line(id, code, message))
 }
 
 /// The longest line rmcp reads, newline included; it drops a longer one unanswered.
@@ -367,7 +395,7 @@ mod tests {
         assert_eq!(awaited(call), Some(Awaited::Call("\"a\"".into())));
         let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#;
         assert_eq!(awaited(cancel), Some(Awaited::Cancelled("\"a\"".into())));
-        assert_eq!(awaited(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(awaited(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Some(Awaited::Request("1".into())));
         assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).as_deref(), Some("\"a\""));
         assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
     }
