@@ -321,6 +321,44 @@ fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
 }
 
 #[test]
+fn an_ingest_that_skips_a_folder_says_to_give_it_notes_kebab_can_read_not_to_convert_a_file() {
+    // The hint was "fix or convert the file named" for a folder too.
+    let env = home();
+    env.write("pics/photo.png", b"\x89PNG\r\n");
+    let latin = env.write("latin.txt", b"caf\xE9 cr\xE8me\n");
+    let (mut client, _) = Client::start(&env, &[]);
+    let err = client.tool_error("ingest", json!({ "paths": [env.path("pics")] }));
+    assert!(err["message"].as_str().unwrap().contains("skipped pics: holds no file kebab reads"), "{err}");
+    let folder = "give the folder named notes kebab can read, as its reason says (or leave it out), then call ingest again";
+    assert_eq!(err["hint"], folder, "{err}");
+    // A file and a folder: each gets its own advice.
+    let err = client.tool_error("ingest", json!({ "paths": [env.path("pics"), latin] }));
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("2 skipped") && message.contains("pics: holds no file") && message.contains("latin.txt: not valid UTF-8"), "{err}");
+    let both = "fix or convert the file named and give the folder named notes kebab can read, as their reasons say \
+                (or leave them out), then call ingest again";
+    assert_eq!(err["hint"], both, "{err}");
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    // A folder that cannot be listed, inside one named.
+    env.write("notes/closed/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let mut cmd = env.cmd(&["mcp"]);
+    cmd.current_dir(env.path(""));
+    let Some(cmd) = common::heeding_folder_permissions(cmd) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
+        return;
+    };
+    let _guard = common::unlistable(env.path("notes/closed"));
+    let (mut client, _) = Client::start_command(cmd);
+    let err = client.tool_error("ingest", json!({ "paths": [env.notes()] }));
+    assert!(err["message"].as_str().unwrap().contains("skipped notes/closed: cannot read: Permission denied"), "{err}");
+    assert_eq!(err["hint"], folder, "{err}");
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
 fn bad_arguments_get_a_clear_error_naming_the_argument() {
     let env = home();
     cargo_and_tea_notes(&env);

@@ -456,17 +456,15 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         // and its reason the error names already.
         const SHOWN: usize = 5;
         let skipped = &summary.skipped_files;
+        let hint = skipped_hint(&opts.paths, skipped);
         if skipped.len() == 1 {
-            let hint = "fix or convert the file named (or leave it out), then call ingest again";
             return Err(UserError::new(e.code, e.message).with_hint(hint).into());
         }
         let mut reasons: Vec<String> = skipped.iter().take(SHOWN).map(|s| format!("{}: {}", s.path, s.reason)).collect();
         if skipped.len() > SHOWN {
             reasons.push(format!("and {} more (kebab ingest on the command line lists them all)", skipped.len() - SHOWN));
         }
-        return Err(UserError::new(e.code, format!("{}: {}", e.message, reasons.join("; ")))
-            .with_hint("fix or convert the files named (or leave them out), then call ingest again")
-            .into());
+        return Err(UserError::new(e.code, format!("{}: {}", e.message, reasons.join("; "))).with_hint(hint).into());
     }
     // The embedder the knowledge base already holds (loaded once), not a second one.
     let embedding = match kb.engine.embedder() {
@@ -474,4 +472,40 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         None => None,
     };
     Ok(serde_json::to_value(ingest::IngestDoc { summary: &summary, embedding: embedding.as_ref() })?)
+}
+
+/// What to do about the paths an ingest skipped: a file is fixed or
+/// converted; a folder (one that could not be listed, or holds no file kebab
+/// reads) has nothing to convert, and needs notes kebab can read.
+fn skipped_hint(named: &[PathBuf], skipped: &[ingest::Skipped]) -> String {
+    let named: Vec<PathBuf> = named.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
+    let folders = skipped.iter().filter(|s| is_folder(&s.path, &named)).count();
+    let files = skipped.len() - folders;
+    let one = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    let says = one(skipped.len(), "its reason says", "their reasons say");
+    let fix = format!("fix or convert the {} named", one(files, "file", "files"));
+    let give = format!("give the {} named notes kebab can read, as {says}", one(folders, "folder", "folders"));
+    let what = match (files, folders) {
+        (_, 0) => fix,
+        (0, _) => give,
+        _ => format!("{fix} and {give}"),
+    };
+    format!("{what} (or leave {} out), then call ingest again", one(skipped.len(), "it", "them"))
+}
+
+/// Whether `path`, as the index names it (`ROOT/rel`), is a folder on disk:
+/// one of the paths `named` or a folder in it. Read from the paths named,
+/// since a root an ingest made is forgotten again when nothing in it was
+/// indexed: the index path's first names are the last ones of a path named.
+fn is_folder(path: &str, named: &[PathBuf]) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    named.iter().any(|p| {
+        let names: Vec<String> = p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        (1..=parts.len()).any(|i| {
+            let (head, tail) = parts.split_at(i);
+            names.len() >= i
+                && names[names.len() - i..].iter().zip(head).all(|(n, h)| n == h)
+                && tail.iter().fold(p.clone(), |dir, part| dir.join(part)).is_dir()
+        })
+    })
 }

@@ -3,7 +3,7 @@
 //! calls a client makes (`tests/mcp.rs`, `tests/mcp_database.rs`).
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout};
+use std::process::{Child, ChildStdin, ChildStdout, Command};
 
 use serde_json::{Value, json};
 
@@ -39,8 +39,14 @@ impl Client {
         let mut args = flags.to_vec();
         args.push("mcp");
         let mut cmd = env.cmd(&args);
-        cmd.envs(vars.iter().copied());
-        let mut child = spawn_piped(cmd.current_dir(env.path("")));
+        cmd.envs(vars.iter().copied()).current_dir(env.path(""));
+        Client::start_command(cmd)
+    }
+
+    /// As `start`, running `cmd`: `kebab … mcp` as the test made it (wrapped
+    /// in `setpriv`, say).
+    pub fn start_command(mut cmd: Command) -> (Client, Value) {
+        let mut child = spawn_piped(&mut cmd);
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut client = Client { child, stdin, stdout, next_id: 1 };
