@@ -256,6 +256,18 @@ fn a_last_request_without_a_newline_is_answered_when_the_client_hangs_up() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
 
+/// Points `env`'s kebab at a fake Ollama `server` (lexical search only).
+fn answer_with(env: &common::Env, server: &common::fake_server::Server) {
+    env.write(
+        "config/kebab/config.toml",
+        format!(
+            "[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n\n\
+             [search]\ndefault_mode = \"lexical\"\n",
+            server.url
+        ),
+    );
+}
+
 #[test]
 fn a_call_still_running_when_the_client_hangs_up_is_answered_before_the_server_exits() {
     // `printf '…' | kebab mcp` with a model that takes a while: rmcp waited
@@ -267,14 +279,7 @@ fn a_call_still_running_when_the_client_hangs_up_is_answered_before_the_server_e
     let mut script = vec![common::fake_server::stream_head(kind.content_type()), wait(7000)];
     script.extend(slow);
     let server = Server::start(vec![script]);
-    env.write(
-        "config/kebab/config.toml",
-        format!(
-            "[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n\n\
-             [search]\ndefault_mode = \"lexical\"\n",
-            server.url
-        ),
-    );
+    answer_with(&env, &server);
     let question = json!({ "name": "ask", "arguments": { "question": "How do I create a new project?" } });
     let run = exchange(&env, &[initialize(0), initialized(), call(1, question)]);
     let answer = &run.reply(json!(1))["result"]["structuredContent"]["answer"];
@@ -308,14 +313,7 @@ fn a_request_reusing_the_id_of_a_call_still_running_is_invalid_request_naming_th
     let kind = Kind::Ollama;
     let script = vec![stream_head(kind.content_type()), wait(1500), kind.piece("To create a new project, run `cargo new hello` [#1]."), kind.finish(), end()];
     let server = Server::start(vec![script]);
-    env.write(
-        "config/kebab/config.toml",
-        format!(
-            "[llm]\nprovider = \"ollama\"\nmodel = \"qwen\"\nbase_url = \"{}\"\n\n[embedding]\nprovider = \"none\"\n\n\
-             [search]\ndefault_mode = \"lexical\"\n",
-            server.url
-        ),
-    );
+    answer_with(&env, &server);
     let question = json!({ "name": "ask", "arguments": { "question": "How do I create a new project?" } });
     let search = json!({ "name": "search", "arguments": { "query": "green tea" } });
     let ping = line(json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }));
