@@ -257,7 +257,7 @@ fn a_last_request_without_a_newline_is_answered_when_the_client_hangs_up() {
 }
 
 /// Points `env`'s kebab at a fake Ollama `server` (lexical search only).
-fn answer_with(env: &common::Env, server: &common::fake_server::Server) {
+fn answer_with(env: &Env, server: &common::fake_server::Server) {
     env.write(
         "config/kebab/config.toml",
         format!(
