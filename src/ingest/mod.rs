@@ -55,6 +55,10 @@ pub struct IngestOptions {
 pub struct Skipped {
     pub path: String,
     pub reason: String,
+    /// A folder (one that could not be listed, or holds no file kebab
+    /// reads), whose way out is not a file's.
+    #[serde(skip)]
+    pub folder: bool,
 }
 
 /// What a run did. Documents are counted; a JSONL file holds many.
@@ -165,7 +169,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             && unlisted.is_empty()
             && (created || held(store, root_id, &target.scope_key())? == 0)
         {
-            walk_errors.push(Skipped { path: target.scope_key(), reason: no_file_read(&root_name, &present) });
+            walk_errors.push(Skipped { path: target.scope_key(), reason: no_file_read(&root_name, &present), folder: true });
         }
         // What the index holds under a folder that could not be listed is
         // still on disk, as far as anyone knows: counted as present, so kept.
@@ -445,7 +449,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                     Some(e) => format!("unsupported extension .{}; {}", e.to_string_lossy(), use_format()),
                     None => format!("no extension to tell its type; {}", use_format()),
                 };
-                errors.push(Skipped { path: rel_of(entry.path()), reason });
+                errors.push(Skipped { path: rel_of(entry.path()), reason, folder: false });
             }
             continue;
         };
@@ -459,7 +463,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
             // A named pipe, socket or device: reading it could wait forever
             // or never end. Passed over in a folder; reported when named.
             Ok(m) if entry.depth() == 0 && !m.is_dir() => {
-                errors.push(Skipped { path: rel_of(entry.path()), reason: NOT_REGULAR.into() })
+                errors.push(Skipped { path: rel_of(entry.path()), reason: NOT_REGULAR.into(), folder: false })
             }
             Ok(_) => {}
             Err(e) => {
@@ -469,7 +473,7 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     present.push(rel_of(entry.path()));
                 }
-                errors.push(Skipped { path: rel_of(entry.path()), reason: cannot_read(&e, ft.is_symlink()) })
+                errors.push(Skipped { path: rel_of(entry.path()), reason: cannot_read(&e, ft.is_symlink()), folder: ft.is_dir() })
             }
         }
     }

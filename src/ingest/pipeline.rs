@@ -257,7 +257,7 @@ fn write_files(
         let display = format!("{}/{}", reading.root_name, cand.rel);
         let FileResult { outcome, bad_lines } = match file {
             Err(reason) => {
-                tally.skipped(Skipped { path: display.clone(), reason });
+                tally.skipped(Skipped { path: display.clone(), reason, folder: false });
                 // Counted as handled, or progress would never reach the total.
                 (tally.on)(Event::File { path: &display, bytes: cand.bytes, what: "skipped" });
                 continue;
@@ -288,7 +288,7 @@ fn write_files(
         (tally.on)(Event::File { path: &display, bytes: cand.bytes, what });
         for bad in bad_lines {
             tally.summary.skipped_records += 1;
-            tally.skipped(Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason });
+            tally.skipped(Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason, folder: false });
         }
     }
     Ok(seen)

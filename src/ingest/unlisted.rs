@@ -34,5 +34,5 @@ pub(super) fn keep(store: &Store, root_id: i64, folder: Unlisted) -> Result<(Ski
         "what it holds is indexed once it can be read"
     };
     let reason = format!("cannot read: {}; {kept}; {todo}", folder.error);
-    Ok((Skipped { path: folder.rel, reason }, sources))
+    Ok((Skipped { path: folder.rel, reason, folder: true }, sources))
 }

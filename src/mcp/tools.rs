@@ -456,7 +456,7 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         // and its reason the error names already.
         const SHOWN: usize = 5;
         let skipped = &summary.skipped_files;
-        let hint = skipped_hint(&opts.paths, skipped);
+        let hint = skipped_hint(skipped);
         if skipped.len() == 1 {
             return Err(UserError::new(e.code, e.message).with_hint(hint).into());
         }
@@ -477,9 +477,8 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
 /// What to do about the paths an ingest skipped: a file is fixed or
 /// converted; a folder (one that could not be listed, or holds no file kebab
 /// reads) has nothing to convert, and needs notes kebab can read.
-fn skipped_hint(named: &[PathBuf], skipped: &[ingest::Skipped]) -> String {
-    let named: Vec<PathBuf> = named.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
-    let folders = skipped.iter().filter(|s| is_folder(&s.path, &named)).count();
+fn skipped_hint(skipped: &[ingest::Skipped]) -> String {
+    let folders = skipped.iter().filter(|s| s.folder).count();
     let files = skipped.len() - folders;
     let one = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
     let says = one(skipped.len(), "its reason says", "their reasons say");
@@ -491,21 +490,4 @@ fn skipped_hint(named: &[PathBuf], skipped: &[ingest::Skipped]) -> String {
         _ => format!("{fix} and {give}"),
     };
     format!("{what} (or leave {} out), then call ingest again", one(skipped.len(), "it", "them"))
-}
-
-/// Whether `path`, as the index names it (`ROOT/rel`), is a folder on disk:
-/// one of the paths `named` or a folder in it. Read from the paths named,
-/// since a root an ingest made is forgotten again when nothing in it was
-/// indexed: the index path's first names are the last ones of a path named.
-fn is_folder(path: &str, named: &[PathBuf]) -> bool {
-    let parts: Vec<&str> = path.split('/').collect();
-    named.iter().any(|p| {
-        let names: Vec<String> = p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        (1..=parts.len()).any(|i| {
-            let (head, tail) = parts.split_at(i);
-            names.len() >= i
-                && names[names.len() - i..].iter().zip(head).all(|(n, h)| n == h)
-                && tail.iter().fold(p.clone(), |dir, part| dir.join(part)).is_dir()
-        })
-    })
 }
