@@ -363,7 +363,8 @@ pub fn answer(g: &Grounding) -> String {
             if !quotes.contains(&i) {
                 quotes.push(i);
             }
-            if let Some(x) = all[i].next.filter(|&x| fragment(&indexed[x]) && !quotes.contains(&x) && !already_said(said, &all[x].text)) {
+            let ends_it = |x: &usize| fragment(&indexed[*x]) && !quotes.contains(x) && !already_said(said, &all[*x].text);
+            if let Some(x) = all[i].next.filter(ends_it) {
                 quotes.push(x);
             }
         }
