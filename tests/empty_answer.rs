@@ -2,7 +2,9 @@
 //! reasoning, a server that sends an empty reply — is refused `llm_self_judge`
 //! as any ungrounded answer, with kebab's words in place of the answer: that
 //! the model wrote nothing, whether it sent only reasoning, and what to change.
-//! Without them the refusal was a footer and nothing else.
+//! Without them the refusal was a footer and nothing else. Reasoning some
+//! servers stream in the answer text itself, as a leading `<think>…</think>`
+//! block, is reasoning too: not shown, not checked, not the answer.
 
 mod common;
 
@@ -84,5 +86,33 @@ fn a_turn_the_model_wrote_nothing_for_is_left_out_of_the_next_prompt() {
         let messages = bodies[1]["messages"].as_array().unwrap();
         assert!(messages.iter().all(|m| m["role"] != "assistant"), "{kind:?}: {messages:?}");
         assert!(!bodies[1].to_string().contains("no answer text"), "{kind:?}: {}", bodies[1]);
+    }
+}
+
+/// A thinking model's reply as some servers stream it, the reasoning in the answer text: the tags cut
+/// between pieces, and a marker in the reasoning that names no evidence entry (checked, it refuses the answer).
+const IN_TEXT_THOUGHT: [&str; 3] = ["<thi", "nk>\nThe user asks about cargo [#9]; the notes say cargo new</th", "ink>\n\n"];
+const ANSWER: &str = "Run `cargo new hello` in a terminal [#1].";
+
+#[test]
+fn a_leading_think_block_in_the_answer_text_is_reasoning_neither_shown_nor_checked() {
+    for kind in BOTH {
+        let reply = || kind.stream(&[&IN_TEXT_THOUGHT[..], &["Run `cargo new hello`", " in a terminal [#1]."]].concat(), 0);
+        let server = Server::start(vec![reply(), reply()]);
+        let env = server_home(kind, &server, 5, "");
+        // Streamed to the terminal: the answer, and nothing of the reasoning.
+        let shown = env.ok(&["ask", QUESTION]);
+        assert!(shown.contains(ANSWER) && !shown.contains("refused"), "{kind:?}: {shown}");
+        assert!(!shown.contains("The user asks") && !shown.contains("think") && !shown.contains("<th"), "{kind:?}: {shown}");
+        let doc: serde_json::Value = serde_json::from_str(&env.ok(&["--json", "ask", QUESTION])).unwrap();
+        assert_eq!((&doc["answer"], &doc["grounded"]), (&json!(ANSWER), &json!(true)), "{kind:?}: {doc}");
+
+        // Nothing after the block: the model wrote only its reasoning.
+        let shown = refused(kind, kind.stream(&IN_TEXT_THOUGHT, 0), &[]);
+        assert!(shown.contains(ONLY_REASONING), "{kind:?}: {shown}");
+        assert!(!shown.contains("The user asks") && !shown.contains("think>"), "{kind:?}: {shown}");
+        // An empty block (a thinking model told not to think) is no reasoning.
+        let shown = refused(kind, kind.stream(&["<think>\n\n</think>\n\n"], 0), &[]);
+        assert!(shown.contains(EMPTY_REPLY), "{kind:?}: {shown}");
     }
 }

@@ -126,8 +126,9 @@ pub struct Completion {
     /// `finish_reason` "length").
     pub length: bool,
     /// The server sent the model's reasoning apart from its answer (Ollama's
-    /// `thinking`, an OpenAI-style `reasoning_content`), which kebab neither
-    /// shows nor checks: an answer with no text then says why it has none.
+    /// `thinking`, an OpenAI-style `reasoning_content`, or a leading
+    /// `<think>…</think>` block of the text, taken out of `text`), which kebab
+    /// neither shows nor checks: an answer with no text then says why it has none.
     pub reasoned: bool,
 }
 

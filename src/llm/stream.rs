@@ -1,6 +1,12 @@
 //! The bookkeeping of a streamed answer, shared by the server providers:
 //! the text so far, the time of the first piece, and the caller's callback;
 //! and `relay`, which lets a caller stop waiting on a server at any moment.
+//!
+//! Some servers stream a thinking model's reasoning (deepseek-r1, qwen3) in
+//! the answer text, as a leading `<think>…</think>` block, rather than in a
+//! field of its own. `Answer` takes that block out as it comes — holding back
+//! the few characters that may be a tag cut between two pieces — so it is
+//! neither shown nor checked, and counts as reasoning (`Completion::reasoned`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -10,6 +16,23 @@ use std::time::{Duration, Instant};
 
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 
+/// The tags around the reasoning some servers put at the start of the answer text.
+const OPEN: &str = "<think>";
+const CLOSE: &str = "</think>";
+
+/// Where the streamed text is with respect to a leading `<think>` block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Think {
+    /// Nothing yet but blanks and the start of `<think>`: held back until it is known.
+    Undecided,
+    /// In the block: only its last few characters, which may start `</think>`, are held.
+    Inside,
+    /// Past `</think>`: the blanks before the answer are dropped.
+    After,
+    /// The answer: passed on as it comes.
+    Answer,
+}
+
 /// The answer being streamed: collects the text, times the first piece and
 /// passes each piece to the caller's callback.
 pub struct Answer<'a> {
@@ -18,16 +41,70 @@ pub struct Answer<'a> {
     first_token: Option<Duration>,
     /// The server sent reasoning apart from the text (`Completion::reasoned`).
     pub reasoned: bool,
+    think: Think,
+    /// Text received but not yet known to be answer or reasoning.
+    held: String,
     on_text: &'a mut dyn FnMut(&str) -> Flow,
 }
 
 impl<'a> Answer<'a> {
     pub fn new(started: Instant, on_text: &'a mut dyn FnMut(&str) -> Flow) -> Answer<'a> {
-        Answer { started, text: String::new(), first_token: None, reasoned: false, on_text }
+        let (text, held) = (String::new(), String::new());
+        Answer { started, text, first_token: None, reasoned: false, think: Think::Undecided, held, on_text }
     }
 
-    /// Adds a piece; empty pieces are not passed on.
+    /// Adds a piece of the server's text: a leading `<think>` block is
+    /// reasoning, the rest is the answer. Empty pieces are not passed on.
     pub fn push(&mut self, piece: &str) -> Flow {
+        if self.think == Think::Answer {
+            return self.pass(piece);
+        }
+        self.held.push_str(piece);
+        loop {
+            match self.think {
+                Think::Undecided => {
+                    let start = self.held.trim_start();
+                    if let Some(rest) = start.strip_prefix(OPEN) {
+                        self.held = rest.to_string();
+                        self.think = Think::Inside;
+                    } else if OPEN.starts_with(start) {
+                        return Flow::Continue;
+                    } else {
+                        self.think = Think::Answer;
+                        let held = std::mem::take(&mut self.held);
+                        return self.pass(&held);
+                    }
+                }
+                Think::Inside => {
+                    if let Some(at) = self.held.find(CLOSE) {
+                        self.reasoned |= !self.held[..at].trim().is_empty();
+                        self.held.drain(..at + CLOSE.len());
+                        self.think = Think::After;
+                        continue;
+                    }
+                    let mut thought = self.held.len().saturating_sub(CLOSE.len() - 1);
+                    while !self.held.is_char_boundary(thought) {
+                        thought += 1;
+                    }
+                    self.reasoned |= !self.held[..thought].trim().is_empty();
+                    self.held.drain(..thought);
+                    return Flow::Continue;
+                }
+                Think::After | Think::Answer => {
+                    let answer = self.held.trim_start().to_string();
+                    self.held.clear();
+                    if answer.is_empty() {
+                        return Flow::Continue;
+                    }
+                    self.think = Think::Answer;
+                    return self.pass(&answer);
+                }
+            }
+        }
+    }
+
+    /// Passes a piece of the answer on.
+    fn pass(&mut self, piece: &str) -> Flow {
         if piece.is_empty() {
             return Flow::Continue;
         }
@@ -38,7 +115,17 @@ impl<'a> Answer<'a> {
         (self.on_text)(piece)
     }
 
-    pub fn finish(self, usage: Usage, stopped: bool) -> Completion {
+    pub fn finish(mut self, usage: Usage, stopped: bool) -> Completion {
+        let held = std::mem::take(&mut self.held);
+        match self.think {
+            // A whole answer that is blank or only the start of `<think>` ("<th") is the answer.
+            Think::Undecided => {
+                self.pass(&held);
+            }
+            // Cut inside the block (at the answer cap): all of it was reasoning.
+            Think::Inside => self.reasoned |= !held.trim().is_empty(),
+            Think::After | Think::Answer => {}
+        }
         Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false, reasoned: self.reasoned }
     }
 }
@@ -123,4 +210,51 @@ where
 {
     let (model, req) = (model.clone(), req.clone());
     relay(cancel, on_text, move |on_text| model.chat(&req, on_text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` pushed in pieces of `size` bytes (or less, at a character's end): what was passed on, and the completion.
+    fn streamed(text: &str, size: usize) -> (Vec<String>, Completion) {
+        let mut passed = Vec::new();
+        let mut on_text = |p: &str| {
+            passed.push(p.to_string());
+            Flow::Continue
+        };
+        let mut answer = Answer::new(Instant::now(), &mut on_text);
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut at = size.min(rest.len());
+            while !rest.is_char_boundary(at) {
+                at += 1;
+            }
+            answer.push(&rest[..at]);
+            rest = &rest[at..];
+        }
+        let done = answer.finish(Usage::default(), false);
+        (passed, done)
+    }
+
+    #[test]
+    fn a_leading_think_block_is_reasoning_however_the_stream_cuts_its_tags() {
+        let cases = [
+            ("\n<think>\nIs it [#9]? Über-careful.</think>\n\nRun it [#1].", "Run it [#1].", true),
+            ("<think>\n\n</think>\n\nRun it [#1].", "Run it [#1].", false),
+            ("<think>all of it is reasoning", "", true),
+            ("<thinker> is a word [#1].", "<thinker> is a word [#1].", false),
+            ("Run it [#1]. <think>later</think>", "Run it [#1]. <think>later</think>", false),
+            ("<th", "<th", false),
+            ("", "", false),
+        ];
+        for (text, answer, reasoned) in cases {
+            for size in 1..=text.len().max(1) {
+                let (passed, done) = streamed(text, size);
+                assert_eq!((done.text.as_str(), done.reasoned), (answer, reasoned), "{text:?} in pieces of {size}");
+                assert_eq!(passed.concat(), done.text, "{text:?} in pieces of {size}");
+                assert!(passed.iter().all(|p| !p.is_empty()), "{text:?} in pieces of {size}");
+            }
+        }
+    }
 }
