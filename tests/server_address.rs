@@ -204,3 +204,29 @@ fn auto_with_an_https_address_or_a_redirect_gives_the_address_to_set_not_no_mode
     let err = stderr(&home_with("auto", &down).run(&["ask", QUESTION]));
     assert!(err.contains(&format!("no model server at {down}{fallback}")), "{err}");
 }
+
+#[test]
+fn doctor_gives_the_address_to_set_for_an_https_address_or_a_redirect_as_ask_does() {
+    let doctor = |provider: &str, address: &str| {
+        String::from_utf8_lossy(&home_with(provider, address).run(&["doctor"]).stdout).into_owned()
+    };
+    // What each provider's check asks first: Ollama's model list, or an OpenAI-compatible server's.
+    for (provider, endpoint) in [("auto", "/api/tags"), ("ollama", "/api/tags"), ("openai", "/v1/models")] {
+        let address = plain_http_at_an_https_address();
+        let shown = doctor(provider, &address);
+        let failed = format!("no https connection with the model server at {address}{endpoint}");
+        assert!(shown.contains(&failed), "{provider}: {shown}");
+        let plain = address.replace("https://", "http://");
+        let tls = format!("fix: if the server speaks plain HTTP, as a local Ollama or llama-server does, \
+                           set llm.base_url to {plain}\n");
+        assert!(shown.contains(&tls), "{provider}: {shown}");
+
+        let target = format!("https://models.example/llm{endpoint}");
+        let server = Server::start(vec![vec![redirect("301 Moved Permanently", &target)]]);
+        let shown = doctor(provider, &server.url);
+        assert!(shown.contains(&format!("redirects to {target}")), "{provider}: {shown}");
+        let set = "fix: set llm.base_url to https://models.example/llm (kebab does not follow redirects)\n";
+        assert!(shown.contains(set), "{provider}: {shown}");
+        assert!(!shown.contains("ollama serve") && !shown.contains("start the server"), "{provider}: {shown}");
+    }
+}

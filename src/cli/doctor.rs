@@ -101,21 +101,23 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
     let probe = Duration::from_secs(2);
     let pull = format!("`ollama serve`, then `ollama pull {}`", llm.model);
     let auto = llm.provider == LlmProvider::Auto;
+    // A server that answered amiss (an https address for plain HTTP, a redirect) gets the advice `ask` gives.
+    let fix = |e: &http::ServerError, otherwise: String| Some(crate::llm::auto::answered_amiss(e).unwrap_or(otherwise));
     match llm.provider {
         LlmProvider::Extractive => check("llm", Status::Ok, "built-in extractive model (no server needed)", None),
         LlmProvider::Openai => {
             let url = http::openai_url(&llm.base_url, "models");
-            match http::get_with(&url, probe, http::api_key(&llm.api_key_env).as_deref()) {
+            let key = http::api_key(&llm.api_key_env);
+            match http::get_with(&url, probe, key.as_deref()) {
                 Ok(r) if r.status().is_success() => {
                     check("llm", Status::Ok, format!("{url} answers; {}", context_note(llm, None)), None)
                 }
-                Ok(r) => check(
-                    "llm",
-                    Status::Fail,
-                    format!("{url} answered {}", r.status()),
-                    Some(format!("check llm.base_url and the key in ${}", llm.api_key_env)),
-                ),
-                Err(e) => check("llm", Status::Fail, e.to_string(), Some("start the server or fix llm.base_url".into())),
+                Ok(r) => {
+                    let e = http::status_error(&url, r, key.as_deref());
+                    let otherwise = format!("check llm.base_url and the key in ${}", llm.api_key_env);
+                    check("llm", Status::Fail, e.to_string(), fix(&e, otherwise))
+                }
+                Err(e) => check("llm", Status::Fail, e.to_string(), fix(&e, "start the server or fix llm.base_url".into())),
             }
         }
         LlmProvider::Ollama | LlmProvider::Auto => match ollama::probe(&llm.base_url, &llm.model, probe) {
@@ -134,9 +136,9 @@ fn llm_check(llm: &crate::config::LlmConfig) -> Check {
                 "llm",
                 Status::Warn,
                 format!("{e}; answers use the built-in extractive model"),
-                Some(format!("for a generative model: {pull}; or set llm.provider = \"extractive\"")),
+                fix(&e, format!("for a generative model: {pull}; or set llm.provider = \"extractive\"")),
             ),
-            Err(e) => check("llm", Status::Fail, e.to_string(), Some(pull)),
+            Err(e) => check("llm", Status::Fail, e.to_string(), fix(&e, pull)),
         },
     }
 }

@@ -37,15 +37,22 @@ pub fn select(cfg: &LlmConfig) -> Selected {
             },
             Err(e) => Selected {
                 model: Box::new(Extractive),
-                note: Some(match (&e, e.hint()) {
-                    // A server answered, but not at this address (an https one for plain HTTP, a
-                    // redirect): the advice the explicit providers give, not "no model server".
-                    (LlmError::Tls { .. } | LlmError::Http { .. }, Some(hint)) => {
-                        format!("{e}; {hint}; answering with the built-in extractive model")
-                    }
-                    _ => format!("no model server at {}; answering with the built-in extractive model", cfg.base_url),
+                note: Some(match answered_amiss(&e) {
+                    Some(hint) => format!("{e}; {hint}; answering with the built-in extractive model"),
+                    None => format!("no model server at {}; answering with the built-in extractive model", cfg.base_url),
                 }),
             },
         },
+    }
+}
+
+/// For a model server that answered, but not at this address (an https one
+/// for plain HTTP, a redirect), the advice the explicit providers give: what
+/// `auto` and `kebab doctor` say in place of "no model server" or "start it".
+/// `None` when no server answered, or its answer comes with no advice.
+pub fn answered_amiss(e: &LlmError) -> Option<String> {
+    match e {
+        LlmError::Tls { .. } | LlmError::Http { .. } => e.hint(),
+        _ => None,
     }
 }
