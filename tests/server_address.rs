@@ -230,3 +230,28 @@ fn doctor_gives_the_address_to_set_for_an_https_address_or_a_redirect_as_ask_doe
         assert!(!shown.contains("ollama serve") && !shown.contains("start the server"), "{provider}: {shown}");
     }
 }
+
+#[test]
+fn a_server_that_is_not_ollama_is_said_to_answer_but_not_as_ollama_by_ask_and_doctor_alike() {
+    const QUESTION: &str = "How do I create a new project with cargo?";
+    const NOT_OLLAMA: &str = "the server at llm.base_url answers, but not as Ollama does: \
+                              for an OpenAI-compatible server set llm.provider = \"openai\", else fix llm.base_url";
+    // What llama-server answers a path it does not serve, such as Ollama's /api/tags and /api/chat.
+    let body = r#"{"error":{"code":404,"message":"File Not Found"}}"#;
+    let not_found = || vec![response("404 Not Found", "application/json", body)];
+    let answered = |url: &str, path: &str| format!("the model server at {url}{path} answered 404: File Not Found");
+    for provider in ["auto", "ollama"] {
+        let server = Server::start(vec![not_found()]);
+        let out = home_with(provider, &server.url).run(&["ask", QUESTION]);
+        let err = stderr(&out);
+        let path = if provider == "auto" { "/api/tags" } else { "/api/chat" };
+        assert!(err.contains(&answered(&server.url, path)), "{provider}: {err}");
+        assert!(err.contains(NOT_OLLAMA) && !err.contains("no model server"), "{provider}: {err}");
+
+        let server = Server::start(vec![not_found()]);
+        let shown = home_with(provider, &server.url).run(&["doctor"]);
+        let shown = String::from_utf8_lossy(&shown.stdout);
+        assert!(shown.contains(&answered(&server.url, "/api/tags")), "{provider}: {shown}");
+        assert!(shown.contains(&format!("fix: {NOT_OLLAMA}\n")), "{provider}: {shown}");
+    }
+}

@@ -14,6 +14,11 @@ use crate::http::{self, Lines, MAX_LINE_BYTES};
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
 
+/// The advice for a server that answers 404 where Ollama answers (`/api/tags`
+/// always; `/api/chat` only for a missing model, which says so).
+const NOT_OLLAMA: &str = "the server at llm.base_url answers, but not as Ollama does: \
+                          for an OpenAI-compatible server set llm.provider = \"openai\", else fix llm.base_url";
+
 /// The largest `/api/tags` answer `probe` reads (a few thousand models).
 const MAX_TAGS_BODY: u64 = 4 * 1024 * 1024;
 
@@ -88,10 +93,7 @@ impl Ollama {
                 } else if is_missing_model(&message) || status == 404 && message == "not found" {
                     Some(format!("run `ollama pull {}`", self.model))
                 } else if status == 404 {
-                    Some(
-                        "is llm.base_url an Ollama server? (for an OpenAI-style server set llm.provider = \"openai\")"
-                            .into(),
-                    )
+                    Some(NOT_OLLAMA.into())
                 } else {
                     None
                 };
@@ -210,12 +212,20 @@ impl Ollama {
 /// Whether an Ollama server at `base_url` answers within `connect_timeout`
 /// and has `model` (`qwen2.5:7b` matches `qwen2.5:7b`; `llama3` matches
 /// `llama3:latest`). A server that answers but lacks the model is `Ok(false)`;
-/// a server that is down or answers nonsense is an error.
+/// a server that is down or answers nonsense is an error. A 404 is a server
+/// that is not Ollama, or an address under another API's path: its hint says
+/// what to set.
 pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<bool, LlmError> {
     let url = format!("{}/api/tags", base_url.trim_end_matches('/'));
     let resp = http::get(&url, connect_timeout)?;
     if !resp.status().is_success() {
-        return Err(http::status_error(&url, resp, None));
+        return Err(match http::status_error(&url, resp, None) {
+            LlmError::Http { url, status: 404, message, hint: None } => {
+                let hint = Some(http::other_api_hint(&url, "llm").unwrap_or_else(|| NOT_OLLAMA.into()));
+                LlmError::Http { url, status: 404, message, hint }
+            }
+            other => other,
+        });
     }
     let body = http::read_body(resp, MAX_TAGS_BODY).map_err(|e| http::stream_error(&url, e.to_string(), ""))?;
     let tags: Value = serde_json::from_str(&body)
