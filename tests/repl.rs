@@ -426,47 +426,51 @@ fn a_session_named_as_a_session_subcommand_is_refused_and_one_named_so_before_is
     assert_eq!(env.json(&["sessions", "show", "list"])["turns"].as_array().map(Vec::len), Some(2));
 }
 
+/// Removes the database and its write-ahead log, as a user clearing the index does.
+fn remove_database(env: &common::Env) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", env.database().display()));
+    }
+}
+
+/// Reads a running REPL's stdout up to the line holding `end`. Each wait ends at a line said with or
+/// without the fix under test, so a failure is an assertion, not a hang.
+fn upto(stdout: &mut impl std::io::BufRead, end: &str) -> String {
+    let (mut all, mut line) = (String::new(), String::new());
+    while !line.contains(end) {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended before {end:?}:\n{all}");
+        all.push_str(&line);
+    }
+    all
+}
+
 #[test]
 fn a_database_deleted_or_replaced_under_the_repl_is_opened_again_and_said_so() {
     // The REPL kept the file it opened: after `rm kebab.db` its questions
     // were answered from the deleted file, and its turns saved there, lost.
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::{BufReader, Write};
     let env = research_env();
-    let remove = || {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", env.database().display()));
-        }
-    };
     let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "r"]).current_dir(env.path("")));
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut upto = |end: &str| {
-        let (mut all, mut line) = (String::new(), String::new());
-        while !line.contains(end) {
-            line.clear();
-            assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended before {end:?}:\n{all}");
-            all.push_str(&line);
-        }
-        all
-    };
-    // Each wait ends at a line said with or without the fix, so a failure is an assertion, not a hang.
     let footer = "extractive/extractive-v1 · ";
     writeln!(stdin, "How did you count varroa mites?").unwrap();
-    assert!(upto(footer).contains("alcohol wash"));
+    assert!(upto(&mut stdout, footer).contains("alcohol wash"));
 
     // Deleted: made anew, as a REPL started now makes it; the session's turn went with the old file.
-    remove();
+    remove_database(&env);
     writeln!(stdin, ":history\n:session").unwrap();
     // Up to what `:session` says, not its echo: the file must not be removed again before it is looked at.
-    let history = upto("session r (");
+    let history = upto(&mut stdout, "session r (");
     assert!(history.ends_with("> :history\nno questions yet in this session\nkebab[r]> :session\nsession r (0 turns)\n"), "{history}");
 
     // Replaced by a new index (the file the REPL made is removed, and an ingest builds another).
-    remove();
+    remove_database(&env);
     env.write("other/coffee.md", "# Coffee\n\nEspresso is brewed under pressure.\n");
     env.ok(&["ingest", env.path("other").to_str().unwrap()]);
     writeln!(stdin, "What is espresso brewed under?").unwrap();
-    let answer = upto(footer);
+    let answer = upto(&mut stdout, footer);
     assert!(answer.contains("[1] other/coffee.md:1-3"), "{answer}");
     drop(stdin);
     let mut rest = String::new();
@@ -483,4 +487,28 @@ fn a_database_deleted_or_replaced_under_the_repl_is_opened_again_and_said_so() {
     // The turn is in the index every other kebab reads.
     let list = env.ok(&["sessions", "list"]);
     assert!(list.starts_with("r\t1 turn\t") && list.contains("What is espresso brewed under?"), "{list}");
+}
+
+#[test]
+fn a_database_opened_again_under_the_repl_says_what_opening_finds_only_when_it_is_new() {
+    use std::io::{BufReader, Write};
+    // No embedding model installed: said when the REPL starts, and once is enough.
+    let env = research_env();
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "r"]).current_dir(env.path("")));
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // The first line is answered from the database the REPL opened; each after it, from one made anew.
+    for removed in [false, true, true] {
+        if removed {
+            remove_database(&env);
+        }
+        writeln!(stdin, ":session").unwrap();
+        upto(&mut stdout, "session r (");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("was deleted or replaced while the REPL ran").count(), 2, "opened again twice: {err}");
+    assert_eq!(err.matches("no embedding model in ").count(), 1, "{err}");
 }

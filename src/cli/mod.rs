@@ -144,7 +144,7 @@ impl Ctx {
         let db = &self.paths.database;
         let readonly = self.read_only();
         if readonly == Some(ReadOnly::NotWritable) {
-            self.out.notice(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
+            self.out.notice_once(format!("{} is read-only here: opened read-only, nothing will be saved", db.display()));
         }
         let store = Store::open_as(db, readonly)?;
         if self.out.hyperlinks() {
@@ -184,7 +184,7 @@ impl Ctx {
         let (mode, fallback) = engine.resolve(store, want, requested.is_some())?;
         // The embedder's own notice (model files missing) says more than the fallback's.
         if let Some(n) = note.filter(|_| want != Mode::Lexical).or(fallback) {
-            self.out.notice(n);
+            self.out.notice_once(n);
         }
         Ok((engine, mode))
     }
@@ -197,8 +197,9 @@ impl Ctx {
         Ok((Kb { cfg, store, engine, model: selected.model }, mode, selected.note))
     }
 
-    /// Opens the knowledge base as `kb` does, its notices said, for a front
-    /// end that keeps one open and may open it again (`kebab mcp`, the REPL).
+    /// Opens the knowledge base as `kb` does, its notices said (`notice_once`:
+    /// opened again, it says only what is new), for a front end that keeps
+    /// one open and may open it again (`kebab mcp`, the REPL).
     pub fn opener(&self) -> Opener {
         let (paths, out, readonly) = (self.paths.clone(), self.out.clone(), self.readonly);
         Box::new(move |how: Open| {
@@ -210,7 +211,7 @@ impl Ctx {
             };
             let (kb, _, note) = ctx.kb(cfg, store, None)?;
             if let Some(n) = note {
-                ctx.out.notice(n);
+                ctx.out.notice_once(n);
             }
             Ok(kb)
         })
@@ -241,17 +242,17 @@ pub fn main() -> i32 {
             // `args_os`: `args` itself panics on an argument that is not UTF-8.
             let json = std::env::args_os().any(|a| a == "--json");
             if e.kind() == clap::error::ErrorKind::InvalidUtf8 {
-                let out = Output { json, quiet: true, color: ColorChoice::Never, roots: Default::default() };
+                let out = Output::new(json, true, ColorChoice::Never);
                 return report(out, &not_utf8_argument());
             }
             if code != 0 && json {
-                let _ = Output { json: true, quiet: true, color: ColorChoice::Never, roots: Default::default() }.json(&usage_error(&e));
+                let _ = Output::new(true, true, ColorChoice::Never).json(&usage_error(&e));
             }
             let _ = e.print();
             return code;
         }
     };
-    let out = Output { json: cli.json, quiet: cli.quiet, color: cli.color, roots: Default::default() };
+    let out = Output::new(cli.json, cli.quiet, cli.color);
     match run(cli, out.clone()) {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,

@@ -3,8 +3,10 @@
 //! JSON documents for `--json`. Text that came from notes passes through
 //! `script::printable` before it is printed.
 
+use std::collections::HashSet;
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 use crate::script::json_escaped;
 
@@ -33,9 +35,20 @@ pub struct Output {
     pub color: ColorChoice,
     /// What citation links resolve against (`render::link`).
     pub roots: link::Roots,
+    said: Said,
 }
 
+/// The notices said with `Output::notice_once`, shared by the copies of one
+/// `Output`: a front end that opens the knowledge base again (the REPL,
+/// `kebab mcp`) says what opening it finds only when it is new.
+#[derive(Debug, Clone, Default)]
+struct Said(Arc<Mutex<HashSet<String>>>);
+
 impl Output {
+    pub fn new(json: bool, quiet: bool, color: ColorChoice) -> Output {
+        Output { json, quiet, color, roots: link::Roots::default(), said: Said::default() }
+    }
+
     /// Prints one line of results on stdout.
     pub fn line(&self, text: impl Display) -> std::io::Result<()> {
         let mut out = std::io::stdout().lock();
@@ -54,6 +67,15 @@ impl Output {
     pub fn notice(&self, text: impl Display) {
         if !self.quiet {
             eprintln!("{text}");
+        }
+    }
+
+    /// `notice`, unless this `Output` (or a copy) has said the same already.
+    pub fn notice_once(&self, text: impl Display) {
+        let text = text.to_string();
+        let new = self.said.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(text.clone());
+        if new {
+            self.notice(text);
         }
     }
 
@@ -127,7 +149,7 @@ mod tests {
     #[test]
     fn links_are_drawn_only_on_a_terminal_with_colours_on() {
         let term = link::Terminal { stdout: true, no_color: false, dumb: false };
-        let out = |json, color| Output { json, quiet: false, color, roots: link::Roots::default() };
+        let out = |json, color| Output::new(json, false, color);
         assert!(out(false, ColorChoice::Auto).hyperlinks_on(term));
         assert!(out(false, ColorChoice::Always).hyperlinks_on(term));
         assert!(!out(true, ColorChoice::Auto).hyperlinks_on(term), "--json");

@@ -454,14 +454,15 @@ pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<
         if repl.out.color == ColorChoice::Auto {
             repl.out.color = ColorChoice::Never;
         }
+        // Once: the database opened again (`follow_index`) says only what is new.
         for n in note.into_iter().chain(readonly.map(String::from)) {
-            repl.out.notice(n);
+            repl.out.notice_once(n);
         }
         return piped::piped(repl);
     }
     repl.out.notice(repl.banner()?);
     for n in note.into_iter().chain(readonly.map(String::from)) {
-        repl.out.notice(n);
+        repl.out.notice_once(n);
     }
     let config = rustyline::Config::builder()
         .max_history_size(5000)?
