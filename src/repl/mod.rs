@@ -440,10 +440,6 @@ impl Repl {
         self.conversation = found;
         Ok(())
     }
-
-    fn session_names(&self) -> Vec<String> {
-        session::list(&self.kb.store).map(|l| l.into_iter().map(|s| s.conversation.name).collect()).unwrap_or_default()
-    }
 }
 
 /// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
@@ -472,13 +468,10 @@ pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<
         .build();
     let mut editor: rustyline::Editor<helper::Helper, rustyline::history::DefaultHistory> =
         rustyline::Editor::with_config(config)?;
-    editor.set_helper(Some(helper::Helper::default()));
+    editor.set_helper(Some(helper::Helper::new(repl.kb.store.path().to_path_buf())));
     // A missing history file is the first run, not an error.
     let _ = editor.load_history(history_file);
     loop {
-        if let Some(h) = editor.helper_mut() {
-            h.sessions = repl.session_names();
-        }
         match editor.readline(&repl.prompt()) {
             Ok(line) => {
                 if !line.trim().is_empty() {
