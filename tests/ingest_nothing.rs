@@ -46,6 +46,18 @@ fn a_path_that_is_not_there_fails_naming_it_and_creates_no_database() {
     assert_eq!((std::fs::read(env.database()).unwrap(), data_dir_state(&env)), before, "the database changed");
 }
 
+#[test]
+fn a_bare_watch_with_nothing_indexed_says_there_is_nothing_to_watch_and_creates_no_database() {
+    // It said so, after making an empty kebab.db (and the data dir it lies in).
+    let env = Env::new();
+    let out = env.run(&["watch"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet"), "{err}");
+    let data_dir = env.database().parent().unwrap().to_path_buf();
+    assert!(!data_dir.exists(), "watch created {}: {:?}", data_dir.display(), data_dir_state(&env));
+}
+
 /// The roots `kebab stats` lists, by name.
 fn roots(env: &Env) -> Vec<String> {
     let stats = env.json(&["stats"]);

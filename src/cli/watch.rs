@@ -86,17 +86,19 @@ impl Arms {
 pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     ctx.writable_for("`kebab watch`")?;
     let cfg = ctx.config()?;
-    // A path that is not there leaves no new, empty database behind, as for `kebab ingest`.
+    let remembered = args.paths.is_empty();
+    // A path that is not there, or nothing to watch at all, leaves no new,
+    // empty database behind, as for `kebab ingest`.
     if crate::store::no_database(&ctx.paths.database).is_some() {
+        if remembered && cfg.workspace.roots.is_empty() {
+            return Err(nothing_to_watch().into());
+        }
         crate::ingest::check_named(&args.paths)?;
     }
     let mut store = ctx.create_store()?;
     store.writable_for("`kebab watch`")?;
-    let remembered = args.paths.is_empty();
     if remembered && cfg.workspace.roots.is_empty() && store.roots()?.is_empty() {
-        return Err(UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
-            .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
-            .into());
+        return Err(nothing_to_watch().into());
     }
     // A remembered folder that is gone (an unmounted disk) does not stop the
     // others, as for a bare `kebab ingest`; a PATH named that is gone does.
@@ -137,6 +139,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     watch_loop(ctx, &watched, &mut sync, &mut arms, &rx)?;
     ctx.out.notice("stopped watching");
     Ok(0)
+}
+
+/// No PATH, no `workspace.roots` and no root in the index.
+fn nothing_to_watch() -> UserError {
+    UserError::new("bad_input", "nothing to watch: no PATH given, workspace.roots is empty and nothing is indexed yet")
+        .with_hint("run `kebab watch PATH...`, or list your notes folders in workspace.roots (`kebab config path` shows the file)")
 }
 
 /// Paths named by events since the last batch, and when the first and the
