@@ -47,6 +47,33 @@ fn a_path_that_is_not_there_fails_naming_it_and_creates_no_database() {
 }
 
 #[test]
+fn an_ingest_that_indexes_nothing_leaves_no_new_database_and_keeps_one_already_there() {
+    // A folder of pictures, or one picture, was skipped (exit 1) and an empty
+    // kebab.db made all the same; so was a workspace.roots folder of them.
+    let env = Env::new();
+    env.write("pics/cat.png", [0x89u8, b'P', b'N', b'G']);
+    let data_dir = env.database().parent().unwrap().to_path_buf();
+    for named in ["pics", "pics/cat.png"] {
+        let out = env.run(&["ingest", env.path(named).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{named}: {}", stderr(&out));
+        assert!(stderr(&out).contains("nothing named could be ingested"), "{named}: {}", stderr(&out));
+        assert!(!data_dir.exists(), "ingest {named} created {}: {:?}", data_dir.display(), data_dir_state(&env));
+    }
+    env.write("config/kebab/config.toml", format!("[workspace]\nroots = [{:?}]\n", env.path("pics")));
+    let out = env.run(&["ingest"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!data_dir.exists(), "a bare ingest created {}: {:?}", data_dir.display(), data_dir_state(&env));
+    // A database already there stays, holding what it held.
+    std::fs::remove_file(env.config_file()).unwrap();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let out = env.run(&["ingest", env.path("pics").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(roots(&env), ["notes"]);
+    assert_eq!(env.json(&["stats"])["documents"], 1);
+}
+
+#[test]
 fn a_bare_watch_with_nothing_indexed_says_there_is_nothing_to_watch_and_creates_no_database() {
     // It said so, after making an empty kebab.db (and the data dir it lies in).
     let env = Env::new();
@@ -82,7 +109,8 @@ fn a_folder_with_no_note_kebab_reads_fails_naming_it_and_the_formats_and_is_not_
     let out = env.run(&["ingest", binary.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("skipped binary/a.md: binary file"), "{}", stderr(&out));
-    assert_eq!(roots(&env), Vec::<String>::new());
+    // No root, nor even a database, is left of either.
+    assert!(!env.database().exists());
     // Beside a folder of notes the run succeeds, says what it skipped, and keeps only the notes' root.
     env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
     let out = env.run(&["ingest", env.notes().to_str().unwrap(), pics.to_str().unwrap()]);

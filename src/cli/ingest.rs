@@ -3,7 +3,7 @@
 //! seconds otherwise), then a summary. Without PATH it walks
 //! `workspace.roots`, or else the folders the database already holds; one of
 //! those that is gone is warned about, and the run, having done the others,
-//! exits 1.
+//! exits 1. A run that indexes nothing leaves no database it made.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -129,6 +129,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         }
         ingest::check_named(&args.paths)?;
     }
+    // A database (and data dir) this run makes is kept only once a note is
+    // indexed in it; one already there is kept whatever happens.
+    let db = &ctx.paths.database;
+    let fresh = std::fs::symlink_metadata(db).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    let new_dirs: Vec<PathBuf> = db.ancestors().skip(1).take_while(|dir| !dir.exists()).map(PathBuf::from).collect();
     let mut store = ctx.create_store()?;
     if !named && cfg.workspace.roots.is_empty() {
         announce_known_roots(ctx, &store)?;
@@ -138,13 +143,23 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
     progress.finish();
     let summary = result?;
+    // A root is kept only once a note in it is indexed: none means nothing was.
+    let store = if fresh && store.roots()?.is_empty() {
+        discard(ctx, store, &new_dirs);
+        None
+    } else {
+        Some(store)
+    };
     for gone in &summary.missing_roots {
         ctx.out.warn(missing_root_warning(gone, !cfg.workspace.roots.is_empty()));
     }
     if let Some(e) = ingest::nothing_ingested(&summary).filter(|_| named) {
         return Err(e.into());
     }
-    let embedded = embed_stage(ctx, &cfg, &store, args.force, summary.chunks_written)?;
+    let embedded = match &store {
+        Some(store) => embed_stage(ctx, &cfg, store, args.force, summary.chunks_written)?,
+        None => None,
+    };
     if ctx.out.json {
         ctx.out.json(&ingest::IngestDoc { summary: &summary, embedding: embedded.as_ref() })?;
     } else {
@@ -182,6 +197,21 @@ fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
     }
     ctx.out.notice(format!("no PATH given: walking the folders already indexed: {}", roots.join(", ")));
     Ok(())
+}
+
+/// Deletes `store`, made by this run and holding nothing, and `new_dirs`,
+/// the data dir and the folders above it the run made (innermost first),
+/// those with nothing else in them. What cannot be deleted is only warned
+/// about: the run's outcome stands.
+fn discard(ctx: &Ctx, store: crate::store::Store, new_dirs: &[PathBuf]) {
+    let db = store.path().to_path_buf();
+    if let Err(e) = store.discard() {
+        ctx.out.warn(format!("nothing was indexed, but the new, empty database {} could not be removed: {e}", db.display()));
+    }
+    // remove_dir deletes only an empty folder.
+    for dir in new_dirs {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// What to do about a remembered folder that is gone (`configured`: it is

@@ -18,11 +18,7 @@ pub fn refuse_database(store: &Store, file: &Path, session: &str) -> Result<(), 
     let Some(target) = resolved(file) else {
         return Ok(());
     };
-    let ours = ["", "-wal", "-shm", "-journal"].iter().any(|suffix| {
-        let mut name = store.path().as_os_str().to_os_string();
-        name.push(suffix);
-        resolved(Path::new(&name)).is_some_and(|p| p == target)
-    });
+    let ours = crate::store::database_files(store.path()).iter().any(|name| resolved(name).is_some_and(|p| p == target));
     if !ours {
         return Ok(());
     }

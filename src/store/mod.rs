@@ -313,6 +313,20 @@ impl Store {
         Ok(())
     }
 
+    /// Closes the database and deletes its files: for one this process
+    /// created and indexed nothing in, so a run that did nothing leaves none.
+    pub fn discard(self) -> std::io::Result<()> {
+        let files = database_files(&self.path);
+        drop(self);
+        for file in files {
+            match std::fs::remove_file(&file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses a write when the store was opened read-only.
     fn ensure_writable(&self) -> Result<()> {
         self.writable_for("this command")
@@ -329,6 +343,15 @@ pub fn no_database(path: &Path) -> Option<String> {
         Ok(m) if m.is_file() && m.len() == 0 => Some(format!("the database {} is empty (0 bytes)", path.display())),
         Ok(_) => None,
     }
+}
+
+/// The database file at `path` and the files SQLite keeps beside it.
+pub fn database_files(path: &Path) -> [PathBuf; 4] {
+    ["", "-wal", "-shm", "-journal"].map(|suffix| {
+        let mut name = path.as_os_str().to_os_string();
+        name.push(suffix);
+        PathBuf::from(name)
+    })
 }
 
 /// True when this process may not write the database file or its folder
