@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Ctx;
 use crate::ingest::embed::EmbedSummary;
-use crate::ingest::{self, Event, FormatChoice, IngestOptions, MissingRoot, Summary};
+use crate::ingest::{self, Event, FormatChoice, IngestOptions, MissingRoot, Skipped, Summary};
 use crate::render::{count, human_bytes};
 use crate::script::one_line;
 
@@ -82,13 +82,7 @@ impl Progress {
                 let rate = *files as f64 / started.elapsed().as_secs_f64().max(1e-3);
                 bar.set_message(format!("{} {rate:.2}/s · {}s elapsed", count(*files, "file"), started.elapsed().as_secs()));
             }
-            (progress, Event::Skipped(skip)) => {
-                let line = format!("skipped {}: {}", one_line(&skip.path), skip.reason);
-                match progress {
-                    Progress::Bar { bar, .. } => bar.suspend(|| ctx.out.warn(&line)),
-                    _ => ctx.out.warn(&line),
-                }
-            }
+            (progress, Event::Skipped(skip)) => progress.warn(ctx, &skipped_line(skip)),
             (progress, Event::Absorbed { from, into, to, dir, documents }) => {
                 let line = format!(
                     "{}/ ({}) lies inside {}/: its {} moved to {}/ (chunks, vectors and saved citations kept)",
@@ -107,12 +101,66 @@ impl Progress {
         }
     }
 
+    /// A warning, printed clear of the bar.
+    fn warn(&self, ctx: &Ctx, line: &str) {
+        match self {
+            Progress::Bar { bar, .. } => bar.suspend(|| ctx.out.warn(line)),
+            _ => ctx.out.warn(line),
+        }
+    }
+
     fn finish(self) {
         match self {
             Progress::Bar { bar, .. } => bar.finish_and_clear(),
             Progress::Lines(counter, ..) => counter.finish(),
             _ => {}
         }
+    }
+}
+
+fn skipped_line(skip: &Skipped) -> String {
+    format!("skipped {}: {}", one_line(&skip.path), skip.reason)
+}
+
+/// Progress, with the run's first skip held back until something follows
+/// it: when that skip is all the run did, the error failing the run names it
+/// and its reason (`nothing_ingested`, the message `--json` prints too), and
+/// the warning said the same just above.
+struct Live {
+    progress: Progress,
+    /// The first skip's path and warning, while nothing has followed it.
+    held: Option<(String, String)>,
+    skipped: bool,
+}
+
+impl Live {
+    fn event(&mut self, ctx: &Ctx, ev: Event) {
+        match &ev {
+            Event::Skipped(skip) if !self.skipped => {
+                self.skipped = true;
+                self.held = Some((skip.path.clone(), skipped_line(skip)));
+                return;
+            }
+            // The walk's count, and the skipped file counted as handled: nothing said of another file.
+            Event::Planned { .. } => {}
+            Event::File { path, .. } if self.held.as_ref().is_some_and(|(held, _)| held == path) => {}
+            _ => self.release(ctx),
+        }
+        self.progress.event(ctx, ev);
+    }
+
+    fn release(&mut self, ctx: &Ctx) {
+        if let Some((_, line)) = self.held.take() {
+            self.progress.warn(ctx, &line);
+        }
+    }
+
+    /// `told`: the error failing the run names its one skip.
+    fn finish(mut self, ctx: &Ctx, told: bool) {
+        if !told {
+            self.release(ctx);
+        }
+        self.progress.finish();
     }
 }
 
@@ -139,9 +187,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         announce_known_roots(ctx, &store)?;
     }
     let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force };
-    let mut progress = Progress::new(ctx);
-    let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| progress.event(ctx, ev));
-    progress.finish();
+    let mut live = Live { progress: Progress::new(ctx), held: None, skipped: false };
+    let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| live.event(ctx, ev));
+    let failed = result.as_ref().ok().and_then(ingest::nothing_ingested).filter(|_| named);
+    live.finish(ctx, failed.is_some());
     let summary = result?;
     // A root is kept only once a note in it is indexed: none means nothing was.
     let store = if fresh && store.roots()?.is_empty() {
@@ -153,7 +202,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     for gone in &summary.missing_roots {
         ctx.out.warn(missing_root_warning(gone, !cfg.workspace.roots.is_empty()));
     }
-    if let Some(e) = ingest::nothing_ingested(&summary).filter(|_| named) {
+    if let Some(e) = failed {
         return Err(e.into());
     }
     let embedded = match &store {

@@ -560,7 +560,8 @@ pub struct IngestDoc<'a> {
 }
 
 /// Everything named was skipped (each said why): that is not success. One
-/// file's reason is the message (`--json` and the MCP tool print no warnings);
+/// file's reason is the message, which stands alone (the MCP tool prints no
+/// warnings, and `kebab ingest` holds that skip's back);
 /// `--format` is suggested only where a reason is the file's type, since no
 /// format reads a named pipe, a binary file or a folder it may not list.
 pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
