@@ -134,7 +134,13 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     let db = work.join("kebab.db");
     let mut store = Store::open(&db, false)?;
-    let opts = IngestOptions { paths: vec![src.to_path_buf()], format: FormatChoice::Auto, prune: false, force: false };
+    let opts = IngestOptions {
+        paths: vec![src.to_path_buf()],
+        format: FormatChoice::Auto,
+        prune: false,
+        force: false,
+        format_flag: true,
+    };
     let t = Instant::now();
     let summary = kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let chunks = store.chunk_count()?;

@@ -119,7 +119,13 @@ fn main() -> Result<()> {
 fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path, embedder: Option<&Local>) -> Result<Vec<Row>> {
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     let mut store = Store::open(&work.join("kebab.db"), false)?;
-    let opts = IngestOptions { paths: vec![src.to_path_buf()], format: FormatChoice::Auto, prune: false, force: false };
+    let opts = IngestOptions {
+        paths: vec![src.to_path_buf()],
+        format: FormatChoice::Auto,
+        prune: false,
+        force: false,
+        format_flag: true,
+    };
     let t = Instant::now();
     let summary = kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let first_s = t.elapsed().as_secs_f64();

@@ -239,7 +239,13 @@ fn bench_size(setup: &Setup, name: &str, files: usize, work: &Path, rows: &mut V
     let bytes = write_corpus(&corpus, files, vocab)?;
     eprintln!("{name}: wrote {files} files, {:.1} MB in {:.1}s", mb(bytes), t.elapsed().as_secs_f64());
     let mut store = Store::open(&data_dir.join("kebab.db"), false)?;
-    let opts = IngestOptions { paths: vec![corpus.clone()], format: FormatChoice::Auto, prune: false, force: false };
+    let opts = IngestOptions {
+        paths: vec![corpus.clone()],
+        format: FormatChoice::Auto,
+        prune: false,
+        force: false,
+        format_flag: true,
+    };
     let t = Instant::now();
     kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let ids: Vec<i64> = {

@@ -321,6 +321,29 @@ fn an_ingest_that_skips_everything_named_says_which_file_and_why() {
 }
 
 #[test]
+fn an_ingest_skip_tells_the_client_what_it_can_do_not_a_format_flag_the_tool_lacks() {
+    // Its reasons said "use --format md|txt|…", a command-line flag the ingest tool has no argument for.
+    let env = home();
+    let photo = env.write("pics/photo.png", b"\x89PNG\r\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let (mut client, _) = Client::start(&env, &[]);
+    let list = client.request("tools/list", json!({}));
+    let ingest = list["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "ingest").unwrap().clone();
+    assert!(ingest["inputSchema"]["properties"].get("format").is_none(), "the tool takes a format now: {ingest}");
+    let err = client.tool_error("ingest", json!({ "paths": [photo] }));
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("skipped pics/photo.png: unsupported extension .png; kebab reads .md, .markdown"), "{err}");
+    assert!(message.ends_with(".pdf: convert it to one of those"), "{err}");
+    let err = client.tool_error("ingest", json!({ "paths": [env.path("pics")] }));
+    let message = err["message"].as_str().unwrap();
+    assert!(message.ends_with("only 1 other file (pics/photo.png); add notes in one of those formats"), "{err}");
+    // Beside notes the ingest succeeds, and its summary gives the same reason.
+    let summary = client.ok("ingest", json!({ "paths": [env.notes(), photo] }));
+    let reason = summary["skipped_files"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("unsupported extension .png; kebab reads") && !reason.contains("--format"), "{summary}");
+}
+
+#[test]
 fn an_ingest_that_skips_a_folder_says_to_give_it_notes_kebab_can_read_not_to_convert_a_file() {
     // The hint was "fix or convert the file named" for a folder too.
     let env = home();

@@ -44,7 +44,7 @@ fn kb() -> Notes {
     let notes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multihop");
     let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
     let cfg = Config::default();
-    let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false };
+    let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false, format_flag: true };
     ingest::run(&mut store, &cfg, dir.path(), &opts, &mut |_| {}).unwrap();
     Notes { db: dir.path().join("k.db"), _dir: dir, cfg }
 }

@@ -186,7 +186,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     if !named && cfg.workspace.roots.is_empty() {
         announce_known_roots(ctx, &store)?;
     }
-    let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force };
+    let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force, format_flag: true };
     let mut live = Live { progress: Progress::new(ctx), held: None, skipped: false };
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| live.event(ctx, ev));
     let failed = result.as_ref().ok().and_then(ingest::nothing_ingested).filter(|_| named);

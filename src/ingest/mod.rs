@@ -48,6 +48,9 @@ pub struct IngestOptions {
     pub format: FormatChoice,
     pub prune: bool,
     pub force: bool,
+    /// The caller takes a format (`kebab ingest --format`): a skip whose way
+    /// out is one names it only then (the MCP tool has no such argument).
+    pub format_flag: bool,
 }
 
 /// A file (or JSONL line) that was not indexed, and why.
@@ -160,7 +163,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         let created = store.root_containing(&target.start())?.is_none();
         let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
-        let Walk { candidates, errors: mut walk_errors, unlisted, present } = walk(target, &excludes, opts.format);
+        let found = walk(target, &excludes, opts.format, opts.format_flag);
+        let Walk { candidates, errors: mut walk_errors, unlisted, present } = found;
         // A folder named that holds no file kebab reads (and nothing indexed)
         // is said to, not passed as "nothing changed".
         if !opts.paths.is_empty()
@@ -169,7 +173,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             && unlisted.is_empty()
             && (created || held(store, root_id, &target.scope_key())? == 0)
         {
-            walk_errors.push(Skipped { path: target.scope_key(), reason: no_file_read(&root_name, &present), folder: true });
+            let reason = no_file_read(&root_name, &present, opts.format_flag);
+            walk_errors.push(Skipped { path: target.scope_key(), reason, folder: true });
         }
         // What the index holds under a folder that could not be listed is
         // still on disk, as far as anyone knows: counted as present, so kept.
@@ -401,12 +406,16 @@ struct Walk {
 }
 
 const NOT_REGULAR: &str = "not a regular file (a named pipe, socket or device); kebab reads only regular files";
-/// The way out for a file of no known type.
-fn use_format() -> String {
-    format!("use --format {} to read it as one of those", Format::names("|", None))
+/// The way out for a file of no known type: `--format` where the caller has it.
+fn use_format(format_flag: bool) -> String {
+    if format_flag {
+        format!("use --format {} to read it as one of those", Format::names("|", None))
+    } else {
+        format!("kebab reads {}: convert it to one of those", Format::extensions_read())
+    }
 }
 
-fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
+fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice, format_flag: bool) -> Walk {
     let mut found = Vec::new();
     let mut errors = Vec::new();
     let mut unlisted = Vec::new();
@@ -446,8 +455,8 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
                 let reason = match entry.path().extension() {
                     // No format makes a device readable: say what it is.
                     _ if meta.as_ref().is_ok_and(|m| !m.is_file()) => NOT_REGULAR.into(),
-                    Some(e) => format!("unsupported extension .{}; {}", e.to_string_lossy(), use_format()),
-                    None => format!("no extension to tell its type; {}", use_format()),
+                    Some(e) => format!("unsupported extension .{}; {}", e.to_string_lossy(), use_format(format_flag)),
+                    None => format!("no extension to tell its type; {}", use_format(format_flag)),
                 };
                 errors.push(Skipped { path: rel_of(entry.path()), reason, folder: false });
             }
@@ -481,8 +490,8 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice) -> Walk {
 }
 
 /// Why a folder named is skipped: none of its files (`others`, root-relative)
-/// is of a format kebab reads.
-fn no_file_read(root_name: &str, others: &[String]) -> String {
+/// is of a format kebab reads (`format_flag`: the caller takes `--format`).
+fn no_file_read(root_name: &str, others: &[String], format_flag: bool) -> String {
     const SHOWN: usize = 3;
     let extensions = Format::extensions_read();
     if others.is_empty() {
@@ -492,12 +501,12 @@ fn no_file_read(root_name: &str, others: &[String]) -> String {
     if others.len() > SHOWN {
         shown.push("…".into());
     }
+    let or_format = format!(", or `--format {}` reads every file in it as that one", Format::names("|", None));
     format!(
-        "holds no file kebab reads ({extensions}), only {} ({}); add notes in one of those formats, \
-         or `--format {}` reads every file in it as that one",
+        "holds no file kebab reads ({extensions}), only {} ({}); add notes in one of those formats{}",
         crate::script::count(others.len(), "other file"),
         shown.join(", "),
-        Format::names("|", None)
+        if format_flag { or_format.as_str() } else { "" }
     )
 }
 
@@ -571,7 +580,7 @@ pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
             [one] => format!("nothing named could be ingested: skipped {}: {}", one_line(&one.path), one.reason),
             _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
         };
-        let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(&use_format())) {
+        let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(&use_format(true))) {
             "see the reasons given; `--format md|txt` reads a file whatever its extension"
         } else {
             "see the reasons given"

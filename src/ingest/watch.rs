@@ -255,7 +255,7 @@ impl Watched {
     ) -> Result<Vec<Change>> {
         let r = &self.roots[root];
         let target = Target { root_dir: r.root_dir.clone(), scope: PathBuf::from(rel) };
-        let found = walk(&target, &self.excludes, FormatChoice::Auto);
+        let found = walk(&target, &self.excludes, FormatChoice::Auto, false);
         let mut on_disk: HashSet<String> = found.present.into_iter().collect();
         let mut unread = Vec::new();
         for folder in found.unlisted {

@@ -448,6 +448,8 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         format: FormatChoice::Auto,
         prune: args.prune,
         force: args.force,
+        // Its schema has no format: the reasons say what a client can do instead.
+        format_flag: false,
     };
     let summary = ingest::run(&mut kb.store, &kb.cfg, &config_dir, &opts, &mut |_| {})?;
     if let Some(e) = ingest::nothing_ingested(&summary) {
