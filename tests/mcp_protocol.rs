@@ -332,3 +332,34 @@ fn a_request_reusing_the_id_of_a_call_still_running_is_invalid_request_naming_th
     assert_eq!(run.reply(json!(8))["result"]["structuredContent"]["hits"][0]["citation"]["path"], "notes/tea.md");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
+
+#[test]
+fn a_request_reusing_the_id_of_one_not_answered_yet_is_invalid_request_and_every_request_is_answered() {
+    // Two pings (or tools/list) sent together with one id: rmcp answered the
+    // first and never the second, so a client waited for it forever.
+    let env = home();
+    let request = |id: i64, method: &str| line(json!({ "jsonrpc": "2.0", "id": id, "method": method }));
+    let twice = [request(5, "ping"), request(5, "ping"), request(6, "tools/list"), request(6, "tools/list")];
+    let run = exchange(&env, &[vec![initialize(0), initialized()], twice.to_vec()].concat());
+    for (id, method) in [(5, "ping"), (6, "tools/list")] {
+        let replies: Vec<&Value> = run.replies.iter().filter(|r| r["id"] == json!(id)).collect();
+        assert_eq!(replies.len(), 2, "{method}: {replies:?}\n{}", run.stderr);
+        assert!(replies.iter().any(|r| r.get("result").is_some()), "{replies:?}");
+        // The second is refused when read while the first was in flight (served when read after its answer).
+        for error in replies.iter().filter_map(|r| r.get("error")) {
+            assert_eq!(error["code"], -32600, "{error}");
+            let message = error["message"].as_str().unwrap();
+            let refusal = format!("Invalid Request: id {id} is the id of a {method} still running;");
+            assert!(message.starts_with(&refusal), "{message}");
+        }
+    }
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // An id whose request was answered is free again (JSON-RPC asks ids unique among requests in flight).
+    let (mut client, _) = common::mcp_client::Client::start(&env, &[]);
+    for _ in 0..2 {
+        client.next_id = 7;
+        assert_eq!(client.request("ping", json!({})), json!({ "jsonrpc": "2.0", "id": 7, "result": {} }));
+    }
+    let (code, stderr) = client.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}

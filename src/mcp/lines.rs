@@ -4,7 +4,7 @@
 //! the client sends is looked at here first: what rmcp would mishandle is
 //! answered here with a JSON-RPC error naming what is wrong (or, for a
 //! notification, set aside with a word on stderr), and the rest is handed on.
-//! A request reusing the id of a call still running is answered here too.
+//! A request reusing the id of one not answered yet is answered here too.
 //!
 //! Stdin and stdout as rmcp sees them are pipes this module fills and drains.
 //! Every line rmcp reads is UTF-8 (a byte that is not becomes U+FFFD, and the
@@ -39,8 +39,8 @@ impl Pipes {
         let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
         let (lines, mut received) = tokio::sync::mpsc::unbounded_channel::<String>();
         let (print, mut to_print) = tokio::sync::mpsc::unbounded_channel::<String>();
-        // The ids of the calls rmcp has and has not answered yet.
-        let (running, mut idle) = tokio::sync::watch::channel(Vec::<String>::new());
+        // The requests rmcp has and has not answered yet.
+        let (running, mut idle) = tokio::sync::watch::channel(Vec::<Request>::new());
         let running = std::sync::Arc::new(running);
         let answered = running.clone();
         // Stdin blocks: a thread reads it.
@@ -68,15 +68,19 @@ impl Pipes {
                         // Counted before rmcp can answer it.
                         match awaited(&line) {
                             // JSON-RPC ids are unique among requests in flight: rmcp
-                            // answered one of two calls sharing an id, never the other,
-                            // and the server then waited for it forever at the end.
-                            Some(Awaited::Call(id) | Awaited::Request(id)) if running.borrow().contains(&id) => {
-                                let _ = errors.send(id_in_use(&id));
-                                continue;
+                            // answers one of two requests sharing an id, never the
+                            // other (two pings sent together), and the server then
+                            // waited forever for a call left so at the end.
+                            Some(Awaited::Request(request)) => {
+                                let in_use = running.borrow().iter().find(|r| r.id == request.id).map(id_in_use);
+                                if let Some(reply) = in_use {
+                                    let _ = errors.send(reply);
+                                    continue;
+                                }
+                                running.send_modify(|requests| requests.push(request));
                             }
-                            Some(Awaited::Call(id)) => running.send_modify(|ids| ids.push(id)),
-                            Some(Awaited::Cancelled(id)) => running.send_modify(|ids| forget(ids, &id)),
-                            Some(Awaited::Request(_)) | None => {}
+                            Some(Awaited::Cancelled(id)) => running.send_modify(|requests| forget(requests, &id)),
+                            None => {}
                         }
                         if stdin_pipe.write_all(line.as_bytes()).await.is_err() {
                             break;
@@ -90,14 +94,16 @@ impl Pipes {
             }
             // The client has said all it will; rmcp reads the end of its input
             // (dropping `stdin_pipe`) once the calls it was given are answered.
-            let _ = idle.wait_for(Vec::is_empty).await;
+            // Not other requests: each is answered at once, and one rmcp left
+            // unanswered must not keep the server from ending.
+            let _ = idle.wait_for(|requests| !requests.iter().any(Request::is_call)).await;
         });
         tokio::spawn(async move {
             let mut rmcp_out = tokio::io::BufReader::new(rmcp_out);
             let mut line = String::new();
             while rmcp_out.read_line(&mut line).await.is_ok_and(|n| n > 0) {
                 if let Some(id) = reply_id(&line) {
-                    answered.send_modify(|ids| forget(ids, &id));
+                    answered.send_modify(|requests| forget(requests, &id));
                 }
                 // Read on when stdout is gone, so the calls still end.
                 let _ = print.send(not_found_named(std::mem::take(&mut line)));
@@ -117,15 +123,28 @@ impl Pipes {
     }
 }
 
+/// A request handed to rmcp, not answered yet.
+#[derive(Debug, PartialEq)]
+struct Request {
+    /// As JSON text.
+    id: String,
+    method: String,
+}
+
+impl Request {
+    /// A `tools/call`, which may run for a long while (a model answering).
+    fn is_call(&self) -> bool {
+        self.method == "tools/call"
+    }
+}
+
 /// A line handed to rmcp that starts or ends a wait for a reply.
 #[derive(Debug, PartialEq)]
 enum Awaited {
-    /// A `tools/call` with this id (as JSON text): rmcp answers it.
-    Call(String),
+    /// A request: rmcp answers it.
+    Request(Request),
     /// `notifications/cancelled` for this id: rmcp will not answer it.
     Cancelled(String),
-    /// Another request with this id, answered at once (not waited for).
-    Request(String),
 }
 
 fn awaited(line: &str) -> Option<Awaited> {
@@ -136,10 +155,11 @@ fn awaited(line: &str) -> Option<Awaited> {
         params: Option<Value>,
     }
     let message = serde_json::from_str::<Message>(line).ok()?;
-    match (message.method.as_deref(), message.id) {
-        (Some("tools/call"), Some(id)) => Some(Awaited::Call(id.to_string())),
-        (Some("notifications/cancelled"), None) => Some(Awaited::Cancelled(message.params?.get("requestId")?.to_string())),
-        (Some(_), Some(id)) => Some(Awaited::Request(id.to_string())),
+    match (message.method, message.id) {
+        (Some(method), None) if method == "notifications/cancelled" => {
+            Some(Awaited::Cancelled(message.params?.get("requestId")?.to_string()))
+        }
+        (Some(method), Some(id)) => Some(Awaited::Request(Request { id: id.to_string(), method })),
         _ => None,
     }
 }
@@ -172,22 +192,22 @@ fn not_found_named(line: String) -> String {
     format!("{reply}\n")
 }
 
-/// The reply to a request whose id (`id`, as JSON text) is that of a call
-/// still running: answered here, as rmcp would answer it under the call's
-/// id or not at all.
-fn id_in_use(id: &str) -> String {
+/// The reply to a request whose id is that of `running`, not answered yet:
+/// answered here, as rmcp would answer only one of the two.
+fn id_in_use(running: &Request) -> String {
+    let (id, method) = (&running.id, &running.method);
     let message = format!(
-        "Invalid Request: id {id} is the id of a tools/call still running; JSON-RPC ids must be unique among \
+        "Invalid Request: id {id} is the id of a {method} still running; JSON-RPC ids must be unique among \
          requests in flight: send this request again with an id of its own"
     );
     // The id came from JSON, so it reads back; null only if it did not.
     error_line(&serde_json::from_str(id).unwrap_or(Value::Null), INVALID_REQUEST, message)
 }
 
-/// Drops one of `id`.
-fn forget(ids: &mut Vec<String>, id: &str) {
-    if let Some(at) = ids.iter().position(|i| i == id) {
-        ids.swap_remove(at);
+/// Drops the request with `id`.
+fn forget(requests: &mut Vec<Request>, id: &str) {
+    if let Some(at) = requests.iter().position(|r| r.id == id) {
+        requests.swap_remove(at);
     }
 }
 
@@ -392,10 +412,11 @@ mod tests {
     #[test]
     fn a_call_is_awaited_until_a_reply_or_cancellation_carries_its_id() {
         let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"ask"}}"#;
-        assert_eq!(awaited(call), Some(Awaited::Call("\"a\"".into())));
+        assert_eq!(awaited(call), Some(Awaited::Request(Request { id: "\"a\"".into(), method: "tools/call".into() })));
         let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#;
         assert_eq!(awaited(cancel), Some(Awaited::Cancelled("\"a\"".into())));
-        assert_eq!(awaited(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Some(Awaited::Request("1".into())));
+        let ping = Some(Awaited::Request(Request { id: "1".into(), method: "ping".into() }));
+        assert_eq!(awaited(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), ping);
         assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).as_deref(), Some("\"a\""));
         assert_eq!(reply_id(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
     }
