@@ -44,7 +44,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use common::{RUST_BOOK_QUERIES, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, write_corpus};
 use kebab::config::Config;
-use kebab::ingest::{FormatChoice, IngestOptions};
+use kebab::ingest::IngestOptions;
 use kebab::llm::extractive::Extractive;
 use kebab::rag::{self, AskOptions};
 use kebab::search::query;
@@ -134,13 +134,7 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     let db = work.join("kebab.db");
     let mut store = Store::open(&db, false)?;
-    let opts = IngestOptions {
-        paths: vec![src.to_path_buf()],
-        format: FormatChoice::Auto,
-        prune: false,
-        force: false,
-        format_flag: true,
-    };
+    let opts = IngestOptions::of(vec![src.to_path_buf()]);
     let t = Instant::now();
     let summary = kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let chunks = store.chunk_count()?;

@@ -40,7 +40,7 @@ use anyhow::{Context, Result};
 use common::{RUST_BOOK_QUERIES, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, write_corpus};
 use kebab::config::{Config, DEFAULT_HEADING_WEIGHT};
 use kebab::embed::local::Local;
-use kebab::ingest::{FormatChoice, IngestOptions};
+use kebab::ingest::IngestOptions;
 use kebab::search::{lexical, query};
 use kebab::store::{FtsIndex, Store};
 use rusqlite::Connection;
@@ -119,13 +119,7 @@ fn main() -> Result<()> {
 fn bench_corpus(name: &str, src: &Path, queries: &[String], work: &Path, embedder: Option<&Local>) -> Result<Vec<Row>> {
     std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
     let mut store = Store::open(&work.join("kebab.db"), false)?;
-    let opts = IngestOptions {
-        paths: vec![src.to_path_buf()],
-        format: FormatChoice::Auto,
-        prune: false,
-        force: false,
-        format_flag: true,
-    };
+    let opts = IngestOptions::of(vec![src.to_path_buf()]);
     let t = Instant::now();
     let summary = kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let first_s = t.elapsed().as_secs_f64();

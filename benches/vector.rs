@@ -109,7 +109,7 @@ use common::process::{binary, child_peak_rss, kebab, load_average, repl_start, t
 use common::{FILES_1M, Rng, TempDir, Vocab, join, mb, p50_p95, peak_rss_kb, unit_vectors, write_corpus};
 use kebab::config::Config;
 use kebab::embed::local::Local;
-use kebab::ingest::{FormatChoice, IngestOptions};
+use kebab::ingest::IngestOptions;
 use kebab::search::engine::Engine;
 use kebab::search::{Mode, vector};
 use kebab::store::{Store, VectorSet};
@@ -239,13 +239,7 @@ fn bench_size(setup: &Setup, name: &str, files: usize, work: &Path, rows: &mut V
     let bytes = write_corpus(&corpus, files, vocab)?;
     eprintln!("{name}: wrote {files} files, {:.1} MB in {:.1}s", mb(bytes), t.elapsed().as_secs_f64());
     let mut store = Store::open(&data_dir.join("kebab.db"), false)?;
-    let opts = IngestOptions {
-        paths: vec![corpus.clone()],
-        format: FormatChoice::Auto,
-        prune: false,
-        force: false,
-        format_flag: true,
-    };
+    let opts = IngestOptions::of(vec![corpus.clone()]);
     let t = Instant::now();
     kebab::ingest::run(&mut store, &Config::default(), work, &opts, &mut |_| {})?;
     let ids: Vec<i64> = {

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use kebab::config::Config;
 use kebab::error::UserError;
-use kebab::ingest::{self, FormatChoice, IngestOptions};
+use kebab::ingest::{self, IngestOptions};
 use kebab::llm::extractive::Extractive;
 use kebab::llm::ChatModel;
 use kebab::rag::multihop::{HopKind, HopRecord};
@@ -44,7 +44,7 @@ fn kb() -> Notes {
     let notes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multihop");
     let mut store = Store::open(&dir.path().join("k.db"), false).unwrap();
     let cfg = Config::default();
-    let opts = IngestOptions { paths: vec![notes], format: FormatChoice::Auto, prune: false, force: false, format_flag: true };
+    let opts = IngestOptions::of(vec![notes]);
     ingest::run(&mut store, &cfg, dir.path(), &opts, &mut |_| {}).unwrap();
     Notes { db: dir.path().join("k.db"), _dir: dir, cfg }
 }

@@ -53,6 +53,14 @@ pub struct IngestOptions {
     pub format_flag: bool,
 }
 
+impl IngestOptions {
+    /// `paths` read as `kebab ingest PATH…` reads them: each file's format
+    /// from its extension, nothing pruned or forced.
+    pub fn of(paths: Vec<PathBuf>) -> IngestOptions {
+        IngestOptions { paths, format: FormatChoice::Auto, prune: false, force: false, format_flag: true }
+    }
+}
+
 /// A file (or JSONL line) that was not indexed, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Skipped {
