@@ -389,9 +389,8 @@ pub fn answer(g: &Grounding) -> String {
     }
     // A "how do I" answer names what to call or run: when no quoted
     // sentence does (a code block, often the program's run, does not say
-    // it), the best sentence that names code the question does not, from
-    // any entry, is quoted too.
-    let names_code = |i: usize| all[i].kind != UnitKind::Code && score::names_new_code(&all[i].text, &q.terms);
+    // it), the best sentence that names code, from any entry, is quoted too.
+    let names_code = |i: usize| all[i].kind != UnitKind::Code && all[i].text.contains('`');
     if kind == AskKind::HowTo
         && !quotes.iter().any(|&i| names_code(i))
         && let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= scored[0].0 * MISSING_SHARE && names_code(*i))

@@ -472,9 +472,7 @@ pub fn answer_score(u: &Indexed, q: &Question, cov: f64) -> f64 {
     let novelty = (new as f64 / 3.0).min(1.0);
     let text = format!(" {} ", u.lower);
     let has_any = |ws: &[&str]| ws.iter().any(|w| text.contains(w));
-    // Code the question names itself (`panic!` asked about a panic) is echo too.
-    let brings_code = !u.unit.follow.is_empty() && (u.follow_lower.contains("$ ") || u.follow_lower.contains('('));
-    let has_code = names_new_code(&u.unit.text, &q.terms) || brings_code;
+    let has_code = u.unit.text.contains('`') || u.unit.follow.iter().any(|_| u.follow_lower.contains("$ ") || u.follow_lower.contains('('));
     let score = cov * (0.6 + 0.4 * novelty);
     // The kind of sentence the question's form asks for.
     let fits = match q.kind {
@@ -555,15 +553,4 @@ impl Indexed<'_> {
             _ => false,
         }
     }
-}
-
-/// Whether text names code (between backticks) that is not only the
-/// question's own words: `RUST_BACKTRACE` for "how do I see a backtrace",
-/// not `panic!` for a question about a panic. Code of symbols alone
-/// (`///`, `{:?}`) is not a word a question can name.
-pub fn names_new_code(text: &str, terms: &[String]) -> bool {
-    text.split('`').skip(1).step_by(2).any(|span| {
-        let ws = words::words(span);
-        ws.is_empty() || ws.iter().any(|w| !terms.contains(&stem(w)))
-    })
 }

@@ -206,18 +206,6 @@ fn a_how_do_i_question_prefers_the_call_over_a_neighbouring_topic() {
 }
 
 #[test]
-fn a_how_do_i_answer_names_code_the_question_does_not() {
-    // "How can I see a backtrace …?" quoted "We can use the backtrace of the
-    // functions the `panic!` call came from …", whose code only echoes the
-    // question, over the sentence naming `RUST_BACKTRACE`.
-    let ev = ["We can read the steps of the `alarm!` call to find where the alarm came from. Set the `HIVE_TRACE` variable to see each step."];
-    let a = answer(&grounding("How can I see the steps that led to an alarm?", &ev));
-    assert!(a.starts_with("\"Set the `HIVE_TRACE` variable to see each step.\" [#1]"), "{a}");
-    // Code written in symbols alone is never the question's own words.
-    assert!(score::names_new_code("Doc comments use three slashes, `///`.", &["doc".into(), "comment".into()]));
-}
-
-#[test]
 fn a_question_the_notes_ask_is_answered_by_the_sentence_after_it() {
     // The notes' rhetorical question echoes the user's best, but says nothing.
     let ev = ["Which flour should you feed a starter? Rye works fastest, then whole wheat."];
