@@ -255,3 +255,45 @@ fn a_server_that_is_not_ollama_is_said_to_answer_but_not_as_ollama_by_ask_and_do
         assert!(shown.contains(&format!("fix: {NOT_OLLAMA}\n")), "{provider}: {shown}");
     }
 }
+
+#[test]
+fn auto_says_what_a_server_that_fails_wants_a_key_or_sends_a_web_page_answered_not_no_model_server() {
+    const QUESTION: &str = "How do I create a new project with cargo?";
+    let fallback = "; answering with the built-in extractive model";
+    let failed = "the server at llm.base_url answers, but failed to list its models: \
+                  check that server (or, behind a proxy, the one it forwards to) and its log";
+    let key = "the server at llm.base_url wants an API key, which kebab sends only as provider \"openai\": \
+               for an OpenAI-compatible server set llm.provider = \"openai\" and llm.api_key_env, else fix llm.base_url";
+    let not_ollama = "the server at llm.base_url answers, but not as Ollama does: \
+                      for an OpenAI-compatible server set llm.provider = \"openai\", else fix llm.base_url";
+    let page = "<!doctype html><html><head><title>Open WebUI</title></head><body>sign in</body></html>";
+    // (the server's answer to GET /api/tags, what kebab says it answered, the advice)
+    let gateway = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+    let cases = [
+        (response("502 Bad Gateway", "text/html", gateway), "answered 502: 502 Bad Gateway", failed),
+        (response("500 Internal Server Error", "text/plain", "disk full"), "answered 500: disk full", failed),
+        (response("401 Unauthorized", "application/json", r#"{"error":"missing key"}"#), "answered 401: missing key", key),
+        (response("403 Forbidden", "text/plain", ""), "answered 403: forbidden", key),
+        (response("200 OK", "text/html", page), "answered 200: not Ollama's model list: \"<!doctype html>", not_ollama),
+        (response("200 OK", "application/json", r#"{"data":[]}"#),
+         "answered 200: not Ollama's model list: no `models`", not_ollama),
+    ];
+    for (reply, answered, advice) in cases {
+        let server = Server::start(vec![vec![reply.clone()]]);
+        let out = home_with("auto", &server.url).run(&["ask", QUESTION]);
+        let err = stderr(&out);
+        let what = format!("{answered}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        assert!(err.contains(&format!("the model server at {}/api/tags {answered}", server.url)), "{what}");
+        assert!(err.contains(&format!("; {advice}{fallback}")), "{what}");
+        assert!(!err.contains("no model server"), "{what}");
+
+        // `kebab doctor` shares the probe, and its advice.
+        let server = Server::start(vec![vec![reply]]);
+        let shown = home_with("auto", &server.url).run(&["doctor"]);
+        let shown = String::from_utf8_lossy(&shown.stdout);
+        assert!(shown.contains(&format!("{}/api/tags {answered}", server.url)), "{answered}: {shown}");
+        assert!(shown.contains(&format!("fix: {advice}\n")), "{answered}: {shown}");
+        assert!(!shown.contains("ollama serve"), "{answered}: {shown}");
+    }
+}

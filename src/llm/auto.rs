@@ -2,7 +2,8 @@
 //! the Ollama server when it answers a short probe and has the model, else the
 //! built-in extractive model. The caller shows the note, if any, once: why
 //! `auto` fell back, and for a server the address reaches amiss (a plain-HTTP
-//! server at an https address, a redirect) what to set.
+//! server at an https address, a redirect, one that answers but not as Ollama)
+//! what to set.
 
 use std::time::Duration;
 
@@ -47,8 +48,10 @@ pub fn select(cfg: &LlmConfig) -> Selected {
 }
 
 /// For a model server that answered, but not at this address (an https one
-/// for plain HTTP, a redirect), the advice the explicit providers give: what
-/// `auto` and `kebab doctor` say in place of "no model server" or "start it".
+/// for plain HTTP, a redirect) or not as Ollama does (an error status, a page
+/// that is not its model list: `ollama::probe`), the advice the explicit
+/// providers give: what `auto` and `kebab doctor` say in place of "no model
+/// server" or "start it".
 /// `None` when no server answered, or its answer comes with no advice.
 pub fn answered_amiss(e: &LlmError) -> Option<String> {
     match e {

@@ -15,9 +15,21 @@ use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
 
 /// The advice for a server that answers 404 where Ollama answers (`/api/tags`
-/// always; `/api/chat` only for a missing model, which says so).
+/// always; `/api/chat` only for a missing model, which says so), or answers
+/// `/api/tags` with something other than Ollama's model list.
 const NOT_OLLAMA: &str = "the server at llm.base_url answers, but not as Ollama does: \
                           for an OpenAI-compatible server set llm.provider = \"openai\", else fix llm.base_url";
+
+/// The advice for a server that wants a key to list its models: Ollama asks
+/// for none, and kebab sends one only to an OpenAI-compatible server.
+const WANTS_KEY: &str = "the server at llm.base_url wants an API key, which kebab sends only as provider \"openai\": \
+                         for an OpenAI-compatible server set llm.provider = \"openai\" and llm.api_key_env, \
+                         else fix llm.base_url";
+
+/// The advice for a server that failed to list its models (a proxy answers
+/// 502–504 when the server behind it is down).
+const FAILED: &str = "the server at llm.base_url answers, but failed to list its models: \
+                      check that server (or, behind a proxy, the one it forwards to) and its log";
 
 /// The largest `/api/tags` answer `probe` reads (a few thousand models).
 const MAX_TAGS_BODY: u64 = 4 * 1024 * 1024;
@@ -212,26 +224,39 @@ impl Ollama {
 /// Whether an Ollama server at `base_url` answers within `connect_timeout`
 /// and has `model` (`qwen2.5:7b` matches `qwen2.5:7b`; `llama3` matches
 /// `llama3:latest`). A server that answers but lacks the model is `Ok(false)`;
-/// a server that is down or answers nonsense is an error. A 404 is a server
-/// that is not Ollama, or an address under another API's path: its hint says
-/// what to set.
+/// a server that is down or answers nonsense is an error. A server that
+/// answers, but with an error status or not with a model list, is one that is
+/// not Ollama, one that wants a key, or one that failed: its error's hint says
+/// what to set or check (a 404's also an address under another API's path).
 pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<bool, LlmError> {
     let url = format!("{}/api/tags", base_url.trim_end_matches('/'));
     let resp = http::get(&url, connect_timeout)?;
+    let status = resp.status().as_u16();
     if !resp.status().is_success() {
         return Err(match http::status_error(&url, resp, None) {
-            LlmError::Http { url, status: 404, message, hint: None } => {
-                let hint = Some(http::other_api_hint(&url, "llm").unwrap_or_else(|| NOT_OLLAMA.into()));
-                LlmError::Http { url, status: 404, message, hint }
+            LlmError::Http { url, status, message, hint: None } => {
+                let hint = Some(match status {
+                    404 => http::other_api_hint(&url, "llm").unwrap_or_else(|| NOT_OLLAMA.into()),
+                    401 | 403 => WANTS_KEY.into(),
+                    500..=599 => FAILED.into(),
+                    _ => NOT_OLLAMA.into(),
+                });
+                LlmError::Http { url, status, message, hint }
             }
             other => other,
         });
     }
     let body = http::read_body(resp, MAX_TAGS_BODY).map_err(|e| http::stream_error(&url, e.to_string(), ""))?;
-    let tags: Value = serde_json::from_str(&body)
-        .map_err(|_| http::stream_error(&url, format!("not an Ollama model list: {}", http::excerpt(&body)), ""))?;
+    // A web page (a proxy's login, a web UI on Ollama's port) or another API's answer.
+    let not_a_list = |what: String| LlmError::Http {
+        url: url.clone(),
+        status,
+        message: format!("not Ollama's model list: {what}"),
+        hint: Some(NOT_OLLAMA.into()),
+    };
+    let tags: Value = serde_json::from_str(&body).map_err(|_| not_a_list(http::excerpt(&body)))?;
     let Some(models) = tags.get("models").and_then(Value::as_array) else {
-        return Err(http::stream_error(&url, "not an Ollama model list (no `models`)", ""));
+        return Err(not_a_list("no `models`".into()));
     };
     let wanted = without_latest(model);
     Ok(models.iter().any(|m| {
