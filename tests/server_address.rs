@@ -128,8 +128,8 @@ fn an_ollama_address_ending_in_v1_says_to_drop_v1() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("{}/v1/api/chat answered 404", server.url)), "{err}");
     let drop_v1 = format!(
-        "hint: llm.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
-         whose /api/ path kebab adds: set llm.base_url to {}, or llm.provider = \"openai\" to keep /v1",
+        "hint: llm.base_url ends in /v1, the OpenAI-compatible API's path, but providers \"ollama\" and \"auto\" speak \
+         Ollama's own API, whose /api/ path kebab adds: set llm.base_url to {}, or llm.provider = \"openai\" to keep /v1",
         server.url
     );
     assert!(err.contains(&drop_v1), "{err}");
@@ -296,4 +296,22 @@ fn auto_says_what_a_server_that_fails_wants_a_key_or_sends_a_web_page_answered_n
         assert!(shown.contains(&format!("fix: {advice}\n")), "{answered}: {shown}");
         assert!(!shown.contains("ollama serve"), "{answered}: {shown}");
     }
+}
+
+#[test]
+fn auto_with_an_address_ending_in_v1_says_to_drop_v1_without_saying_provider_ollama_was_set() {
+    // What vLLM answers a path it does not serve, such as /v1/api/tags.
+    let not_found = || vec![response("404 Not Found", "application/json", r#"{"detail":"Not Found"}"#)];
+    let server = Server::start(vec![not_found()]);
+    let out = home_with("auto", &format!("{}/v1", server.url)).run(&["ask", "How do I create a new project with cargo?"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let drop_v1 = format!(
+        "the model server at {0}/v1/api/tags answered 404: Not Found; llm.base_url ends in /v1, the OpenAI-compatible API's \
+         path, but providers \"ollama\" and \"auto\" speak Ollama's own API, whose /api/ path kebab adds: \
+         set llm.base_url to {0}, or llm.provider = \"openai\" to keep /v1; answering with the built-in extractive model",
+        server.url
+    );
+    assert!(err.contains(&drop_v1), "{err}");
+    assert!(!err.contains("provider \"ollama\" speaks"), "{err}");
 }

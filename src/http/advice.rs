@@ -22,7 +22,8 @@ fn base_of(url: &str) -> &str {
 }
 
 /// For an endpoint under a base URL with the other API's path, what to set
-/// in `section`: Ollama's `/api/…` under a base ending in `/v1`, the
+/// in `section`: Ollama's `/api/…` (asked by provider `ollama`, or `auto`
+/// looking for Ollama: the hint names both) under a base ending in `/v1`, the
 /// OpenAI-compatible API's path (Ollama answers every path there 404,
 /// whatever the model), or an OpenAI-style `/v1/…` under one ending in
 /// `/api`, Ollama's own API's path (a hosted server may keep its OpenAI API
@@ -32,8 +33,9 @@ pub fn other_api_hint(url: &str, section: &str) -> Option<String> {
     let endpoint = &url[base.len()..];
     if let Some(root) = base.strip_suffix("/v1").filter(|_| endpoint.starts_with("/api/")) {
         return Some(format!(
-            "{section}.base_url ends in /v1, the OpenAI-compatible API's path, but provider \"ollama\" speaks Ollama's own API, \
-             whose /api/ path kebab adds: set {section}.base_url to {root}, or {section}.provider = \"openai\" to keep /v1"
+            "{section}.base_url ends in /v1, the OpenAI-compatible API's path, but providers \"ollama\" and \"auto\" speak \
+             Ollama's own API, whose /api/ path kebab adds: set {section}.base_url to {root}, or {section}.provider = \"openai\" \
+             to keep /v1"
         ));
     }
     let root = base.strip_suffix("/api").filter(|_| endpoint.starts_with("/v1/"))?;
