@@ -305,47 +305,77 @@ fn ctrl_c_while_a_piped_repl_waits_for_input_stops_it_at_once() {
     assert!(!rest.contains(":history"), "{rest}");
 }
 
+/// kebab run on `script`'s pseudo-terminal (util-linux), what it shows read
+/// as it comes. `None`, said, where there is no `script`.
+struct Terminal {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    output: std::sync::mpsc::Receiver<String>,
+    screen: String,
+}
+
+impl Terminal {
+    /// `colour`: without `NO_COLOR`, so colours and links are drawn.
+    fn start(env: &common::Env, args: &str, colour: bool) -> Option<Terminal> {
+        use std::io::Read;
+        if std::process::Command::new("script").arg("--version").output().is_err() {
+            eprintln!("skipped: no `script` to give the REPL a terminal");
+            return None;
+        }
+        let kebab = env!("CARGO_BIN_EXE_kebab");
+        let mut script = env.program("script");
+        script.args(["-q", "-e", "-c", &format!("{kebab} {args}"), "/dev/null"]).env("TERM", "xterm").current_dir(env.path(""));
+        if colour {
+            script.env_remove("NO_COLOR");
+        }
+        let mut child = common::spawn_piped(&mut script);
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let (seen, output) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || seen.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                    break;
+                }
+            }
+        });
+        Some(Terminal { child, stdin, output, screen: String::new() })
+    }
+
+    /// Reads the terminal until `text` is on it (30 s at most), and what was read since the last wait.
+    fn wait_for(&mut self, text: &str) -> String {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let from = self.screen.len();
+        while !self.screen[from..].contains(text) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let more = self.output.recv_timeout(left).unwrap_or_else(|_| panic!("no {text:?} on the terminal: {}", self.screen));
+            self.screen.push_str(&more);
+        }
+        self.screen[from..].to_string()
+    }
+
+    fn quit(mut self) {
+        use std::io::Write;
+        self.stdin.write_all(b":quit\r").unwrap();
+        drop(self.stdin);
+        self.child.wait().unwrap();
+    }
+}
+
 #[test]
 fn a_question_pasted_over_several_lines_is_saved_as_one_line() {
     // A bracketed paste is one question, but its line breaks were kept:
     // `:history` and `sessions list` showed "count\nvarroa". `kebab ask -`
     // joins a pasted question's lines with spaces; the REPL now does too.
     // The terminal is `script`'s pseudo-terminal (util-linux).
-    use std::io::{Read, Write};
-    if std::process::Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to give the REPL a terminal");
-        return;
-    }
+    use std::io::Write;
     let env = research_env();
-    let kebab = env!("CARGO_BIN_EXE_kebab");
-    let mut script = env.program("script");
-    script.args(["-q", "-e", "-c", &format!("{kebab} --repl --session paste"), "/dev/null"]).env("TERM", "xterm").current_dir(env.path(""));
-    let mut child = common::spawn_piped(&mut script);
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let (seen, output) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || seen.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut screen = String::new();
-    let mut wait_for = |text: &str| {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !screen.contains(text) {
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            screen.push_str(&output.recv_timeout(left).unwrap_or_else(|_| panic!("no {text:?} on the terminal: {screen}")));
-        }
-    };
-    wait_for("kebab[paste]> ");
-    stdin.write_all(b"\x1b[200~How did you count\nvarroa mites?\x1b[201~\r").unwrap();
-    wait_for("grounded");
-    stdin.write_all(b":quit\r").unwrap();
-    drop(stdin);
-    child.wait().unwrap();
+    let Some(mut term) = Terminal::start(&env, "--repl --session paste", false) else { return };
+    term.wait_for("kebab[paste]> ");
+    term.stdin.write_all(b"\x1b[200~How did you count\nvarroa mites?\x1b[201~\r").unwrap();
+    term.wait_for("grounded");
+    term.quit();
     let show = env.json(&["sessions", "show", "paste"]);
     assert_eq!(show["turns"][0]["question"], "How did you count varroa mites?", "{show}");
 }
@@ -511,4 +541,23 @@ fn a_database_opened_again_under_the_repl_says_what_opening_finds_only_when_it_i
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(err.matches("was deleted or replaced while the REPL ran").count(), 2, "opened again twice: {err}");
     assert_eq!(err.matches("no embedding model in ").count(), 1, "{err}");
+}
+
+#[test]
+fn citations_after_the_database_is_replaced_under_the_repl_link_into_the_new_ones_folders() {
+    // The folders citation links resolve against were read once per run: after the REPL opened a
+    // database replaced under it, a citation from a folder only the new one indexes was not linked.
+    use std::io::Write;
+    let env = research_env();
+    let Some(mut term) = Terminal::start(&env, "--repl --session r", true) else { return };
+    term.wait_for("kebab[r]> ");
+    remove_database(&env);
+    env.write("other/coffee.md", "# Coffee\n\nEspresso is brewed under pressure.\n");
+    env.ok(&["ingest", env.path("other").to_str().unwrap()]);
+    term.stdin.write_all(b"What is espresso brewed under?\r").unwrap();
+    let answer = term.wait_for("grounded");
+    let file = std::fs::canonicalize(env.path("other/coffee.md")).unwrap();
+    let link = format!("\x1b]8;;file://{}#L1\x1b\\", file.display());
+    assert!(answer.contains(&link), "no link to {}: {answer:?}", file.display());
+    term.quit();
 }

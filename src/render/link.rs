@@ -11,7 +11,7 @@
 //! never with `--json`, off a terminal, with `--color never` or `NO_COLOR`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::search::{CitationKind, place};
 use crate::store::Store;
@@ -44,21 +44,19 @@ impl Terminal {
 /// search, sessions) can link without the roots passed down to it; the
 /// copies of one `Output` share what was read.
 #[derive(Debug, Clone, Default)]
-pub struct Roots(Arc<OnceLock<Vec<Root>>>);
+pub struct Roots(Arc<Mutex<Vec<Root>>>);
 
 impl Roots {
-    /// Reads the database's roots, once; without them paths print unlinked.
+    /// Reads the roots of the database just opened, in place of any read
+    /// before: the REPL opens a database replaced under it again, whose
+    /// folders may be others. Without them paths print unlinked.
     pub fn remember(&self, store: &Store) {
-        if self.0.get().is_none()
-            && let Ok(roots) = roots(store)
-        {
-            let _ = self.0.set(roots);
-        }
+        *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = roots(store).unwrap_or_default();
     }
 
     /// The file behind a citation path, when its root was read.
     pub fn file_of(&self, doc_path: &str) -> Option<PathBuf> {
-        file_of(doc_path, self.0.get()?)
+        file_of(doc_path, &self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
 }
 
