@@ -6,15 +6,8 @@
 mod common;
 
 use common::mcp_client::{Client, home};
-use common::{Env, cargo_and_tea_notes};
+use common::cargo_and_tea_notes;
 use serde_json::json;
-
-/// Removes the database and its write-ahead log, as a user clearing the index does.
-fn remove_database(env: &Env) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", env.database().display()));
-    }
-}
 
 #[test]
 fn a_database_removed_and_built_again_while_the_server_runs_is_the_one_calls_read_and_write() {
@@ -26,7 +19,7 @@ fn a_database_removed_and_built_again_while_the_server_runs_is_the_one_calls_rea
 
     // Removed: the calls say nothing is indexed, as they would had the
     // server started now; they went on reading the removed file.
-    remove_database(&env);
+    env.remove_database();
     let gone = client.tool_error("search", json!({ "query": "green tea" }));
     assert_eq!(gone["code"], "no_index", "{gone}");
 

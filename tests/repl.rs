@@ -3,7 +3,9 @@
 
 mod common;
 
+use std::io::BufReader;
 use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout};
 
 use common::{repl, research_env};
 
@@ -277,17 +279,11 @@ fn a_hint_names_the_repl_command_not_the_command_line_one() {
 fn ctrl_c_while_a_piped_repl_waits_for_input_stops_it_at_once() {
     // The flag Ctrl-C set was looked at only after the next line had been
     // read and run: the REPL kept waiting, then ran one more line.
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     let env = research_env();
-    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "int"]).current_dir(env.path("")));
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut stdout) = running_repl(&env, "int");
     writeln!(stdin, ":session").unwrap();
-    let mut line = String::new();
-    while !line.contains("session int (0 turns)") {
-        line.clear();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "the REPL ended early");
-    }
+    upto(&mut stdout, "session int (0 turns)");
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
     let started = std::time::Instant::now();
@@ -456,11 +452,13 @@ fn a_session_named_as_a_session_subcommand_is_refused_and_one_named_so_before_is
     assert_eq!(env.json(&["sessions", "show", "list"])["turns"].as_array().map(Vec::len), Some(2));
 }
 
-/// Removes the database and its write-ahead log, as a user clearing the index does.
-fn remove_database(env: &common::Env) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", env.database().display()));
-    }
+/// A piped REPL in session `name`, left running: its process, stdin, and
+/// stdout to read with `upto` as the test writes.
+fn running_repl(env: &common::Env, name: &str) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", name]).current_dir(env.path("")));
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, stdout)
 }
 
 /// Reads a running REPL's stdout up to the line holding `end`. Each wait ends at a line said with or
@@ -479,24 +477,22 @@ fn upto(stdout: &mut impl std::io::BufRead, end: &str) -> String {
 fn a_database_deleted_or_replaced_under_the_repl_is_opened_again_and_said_so() {
     // The REPL kept the file it opened: after `rm kebab.db` its questions
     // were answered from the deleted file, and its turns saved there, lost.
-    use std::io::{BufReader, Write};
+    use std::io::Write;
     let env = research_env();
-    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "r"]).current_dir(env.path("")));
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (child, mut stdin, mut stdout) = running_repl(&env, "r");
     let footer = "extractive/extractive-v1 · ";
     writeln!(stdin, "How did you count varroa mites?").unwrap();
     assert!(upto(&mut stdout, footer).contains("alcohol wash"));
 
     // Deleted: made anew, as a REPL started now makes it; the session's turn went with the old file.
-    remove_database(&env);
+    env.remove_database();
     writeln!(stdin, ":history\n:session").unwrap();
     // Up to what `:session` says, not its echo: the file must not be removed again before it is looked at.
     let history = upto(&mut stdout, "session r (");
     assert!(history.ends_with("> :history\nno questions yet in this session\nkebab[r]> :session\nsession r (0 turns)\n"), "{history}");
 
     // Replaced by a new index (the file the REPL made is removed, and an ingest builds another).
-    remove_database(&env);
+    env.remove_database();
     env.write("other/coffee.md", "# Coffee\n\nEspresso is brewed under pressure.\n");
     env.ok(&["ingest", env.path("other").to_str().unwrap()]);
     writeln!(stdin, "What is espresso brewed under?").unwrap();
@@ -521,16 +517,14 @@ fn a_database_deleted_or_replaced_under_the_repl_is_opened_again_and_said_so() {
 
 #[test]
 fn a_database_opened_again_under_the_repl_says_what_opening_finds_only_when_it_is_new() {
-    use std::io::{BufReader, Write};
+    use std::io::Write;
     // No embedding model installed: said when the REPL starts, and once is enough.
     let env = research_env();
-    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", "r"]).current_dir(env.path("")));
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (child, mut stdin, mut stdout) = running_repl(&env, "r");
     // The first line is answered from the database the REPL opened; each after it, from one made anew.
     for removed in [false, true, true] {
         if removed {
-            remove_database(&env);
+            env.remove_database();
         }
         writeln!(stdin, ":session").unwrap();
         upto(&mut stdout, "session r (");
@@ -551,7 +545,7 @@ fn citations_after_the_database_is_replaced_under_the_repl_link_into_the_new_one
     let env = research_env();
     let Some(mut term) = Terminal::start(&env, "--repl --session r", true) else { return };
     term.wait_for("kebab[r]> ");
-    remove_database(&env);
+    env.remove_database();
     env.write("other/coffee.md", "# Coffee\n\nEspresso is brewed under pressure.\n");
     env.ok(&["ingest", env.path("other").to_str().unwrap()]);
     term.stdin.write_all(b"What is espresso brewed under?\r").unwrap();

@@ -63,8 +63,8 @@ mod tests {
         let helper = Helper::new(path.clone());
         assert_eq!(completed(&helper, ":session use a"), ["apiary"]);
         // Replaced by another process's new index: its names, before the REPL reads a line and opens it.
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        for file in crate::store::database_files(&path) {
+            let _ = std::fs::remove_file(file);
         }
         session::open_or_create(&Store::open(&path, false).unwrap(), "almanac").unwrap();
         assert_eq!(completed(&helper, ":session use a"), ["almanac"]);

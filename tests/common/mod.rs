@@ -42,6 +42,13 @@ impl Env {
         self.path("data/kebab/kebab.db")
     }
 
+    /// Removes the database and its write-ahead log, as a user clearing the index does.
+    pub fn remove_database(&self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.database().display()));
+        }
+    }
+
     /// `kebab ARGS` with a clean environment pointing at this temp home.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = self.program(env!("CARGO_BIN_EXE_kebab"));
