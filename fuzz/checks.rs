@@ -15,7 +15,7 @@ use std::time::Instant;
 use kebab::ingest::chunk::{ChunkDraft, ChunkLimits};
 use kebab::ingest::{html, jsonl, markdown, pdf, text};
 use kebab::http::{LineError, Lines};
-use kebab::llm::stream::Answer;
+use kebab::llm::stream::{Answer, REASONING_SHOWN};
 use kebab::llm::ollama::Ollama;
 use kebab::llm::openai::OpenAi;
 use kebab::llm::{Completion, Flow, LlmError};
@@ -269,7 +269,9 @@ fn check_lines(body: &[u8], max: usize, step: usize) {
 /// caller, a stop request is honoured at once, and the errors are the ones a
 /// byte stream can cause — never a timeout or an unreachable server.
 fn check_answer(body_len: usize, stop_after: usize, pieces: &[String], result: Result<Completion, LlmError>) {
-    let joined: String = pieces.concat();
+    let shown: String = pieces.concat();
+    // Reasoning shown before a `</think>` with no opening tag said what it was is not the text.
+    let joined = shown.split_once(REASONING_SHOWN).map_or(shown.as_str(), |(_, answer)| answer).to_string();
     assert!(pieces.iter().all(|p| !p.is_empty()), "an empty piece reached the caller");
     // JSON escapes shrink; only a lossily replaced byte grows (1 byte → 3).
     assert!(joined.len() <= 3 * body_len, "{} bytes of text from {body_len} bytes", joined.len());

@@ -4,7 +4,9 @@
 //! the model wrote nothing, whether it sent only reasoning, and what to change.
 //! Without them the refusal was a footer and nothing else. Reasoning some
 //! servers stream in the answer text itself, as a leading `<think>…</think>`
-//! block, is reasoning too: not shown, not checked, not the answer.
+//! block, is reasoning too: not shown, not checked, not the answer. So is the
+//! text before a `</think>` whose opening tag was in the prompt: never saved
+//! or checked, and once shown, marked as reasoning when the tag comes.
 
 mod common;
 
@@ -114,5 +116,74 @@ fn a_leading_think_block_in_the_answer_text_is_reasoning_neither_shown_nor_check
         // An empty block (a thinking model told not to think) is no reasoning.
         let shown = refused(kind, kind.stream(&["<think>\n\n</think>\n\n"], 0), &[]);
         assert!(shown.contains(EMPTY_REPLY), "{kind:?}: {shown}");
+    }
+}
+
+/// The answers saved so far, oldest first.
+fn saved_answers(env: &common::Env) -> Vec<String> {
+    let conn = rusqlite::Connection::open(env.database()).unwrap();
+    let mut stmt = conn.prepare("SELECT answer FROM answers ORDER BY id").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+const REASONING_SHOWN: &str = "[the text above is the model's reasoning, not saved or checked; its answer follows]";
+
+#[test]
+fn a_think_block_opened_in_the_prompt_is_reasoning_neither_saved_nor_checked() {
+    // The template opened `<think>`: the server streams the reasoning and `</think>`, no opening tag.
+    let whole = ["The user asks about cargo [#9]; the notes say cargo new\n</think>\n\n"];
+    let split = ["The user asks about cargo [#9];", " the notes say cargo new\n</th", "ink>\n\n"];
+    let answer = ["Run `cargo new hello`", " in a terminal [#1]."];
+    for kind in BOTH {
+        for thought in [&whole[..], &split[..]] {
+            let reply = || kind.stream(&[thought, &answer[..]].concat(), 0);
+            let server = Server::start(vec![reply(), reply()]);
+            let env = server_home(kind, &server, 5, "");
+            let shown = env.ok(&["ask", QUESTION]);
+            let what = format!("{kind:?}, {} pieces of reasoning: {shown}", thought.len());
+            assert!(shown.contains(ANSWER) && !shown.contains("refused"), "{what}");
+            if thought.len() == 1 {
+                // It came whole before anything was shown: none of it is.
+                let reasoning = ["The user asks", "think", REASONING_SHOWN];
+                assert!(reasoning.iter().all(|r| !shown.contains(r)), "{what}");
+            } else {
+                // It streamed before `</think>` said what it was: kebab says where it ended.
+                let thought = split.concat();
+                let marked = format!("{}\n\n{REASONING_SHOWN}\n\n{ANSWER}", thought.trim_end());
+                assert!(shown.starts_with(&marked), "{what}");
+            }
+            let doc: serde_json::Value = serde_json::from_str(&env.ok(&["--json", "ask", QUESTION])).unwrap();
+            assert_eq!((&doc["answer"], &doc["grounded"]), (&json!(ANSWER), &json!(true)), "{what}\n{doc}");
+            assert_eq!(saved_answers(&env), [ANSWER, ANSWER], "{what}");
+        }
+    }
+}
+
+#[test]
+fn an_ordinary_answer_shows_its_first_text_while_the_model_is_still_writing() {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    // Text with no `<think>` may yet prove reasoning, but it is shown as it comes: the model pauses 4 s.
+    let first = [ANSWER, " It makes the folder, the manifest and a hello world program."];
+    for kind in BOTH {
+        let mut reply = kind.stream(&first, 0);
+        let tail = reply.split_off(reply.len() - 2);
+        reply.extend([common::fake_server::wait(4000), kind.piece(" Then `cargo run` [#1].")]);
+        reply.extend(tail);
+        let server = Server::start(vec![reply]);
+        let env = server_home(kind, &server, 10, "");
+        let mut child = common::spawn_piped(&mut env.cmd(&["ask", QUESTION]));
+        let mut stdout = child.stdout.take().unwrap();
+        let (mut shown, mut buf, mut seen) = (Vec::new(), [0u8; 256], None);
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            shown.extend_from_slice(&buf[..n]);
+            if seen.is_none() && String::from_utf8_lossy(&shown).contains("Run `cargo new hello`") {
+                seen = Some(Instant::now());
+            }
+        }
+        let ended = Instant::now();
+        assert!(child.wait().unwrap().success(), "{kind:?}: {}", String::from_utf8_lossy(&shown));
+        let early = seen.map(|at| ended - at);
+        assert!(early.is_some_and(|d| d > Duration::from_secs(3)), "{kind:?}: shown {early:?} before the end");
     }
 }

@@ -127,7 +127,8 @@ pub struct Completion {
     pub length: bool,
     /// The server sent the model's reasoning apart from its answer (Ollama's
     /// `thinking`, an OpenAI-style `reasoning_content`, or a leading
-    /// `<think>…</think>` block of the text, taken out of `text`), which kebab
+    /// `<think>…</think>` block of the text, or the text before a `</think>`
+    /// with no opening tag, taken out of `text`), which kebab
     /// neither shows nor checks: an answer with no text then says why it has none.
     pub reasoned: bool,
 }

@@ -179,25 +179,25 @@ impl Ollama {
             let line = match lines.next_line() {
                 Ok(Some(line)) => line,
                 Ok(None) => {
-                    return Err(http::stream_error(&url, "the stream ended before the model finished", &answer.text));
+                    return Err(http::stream_error(&url, "the stream ended before the model finished", &answer.partial()));
                 }
-                Err(e) => return Err(http::read_error(&url, self.timeout, e, &answer.text)),
+                Err(e) => return Err(http::read_error(&url, self.timeout, e, &answer.partial())),
             };
             let line = line.trim();
             if line.is_empty() {
-                quiet.check(&url, &answer.text)?;
+                quiet.check(&url, &answer.partial())?;
                 continue;
             }
             quiet.progress();
             let Ok(event) = serde_json::from_str::<Value>(line) else {
                 let msg = format!("malformed line from the server: {}", http::excerpt(line));
-                return Err(http::stream_error(&url, msg, &answer.text));
+                return Err(http::stream_error(&url, msg, &answer.partial()));
             };
             if let Some(message) = event.get("error").and_then(|_| http::json_message(&event)) {
-                return Err(if answer.text.is_empty() {
+                return Err(if answer.partial().is_empty() {
                     self.with_hint(LlmError::Http { url, status, message: http::error_message(&message), hint: None })
                 } else {
-                    http::stream_error(&url, http::error_message(&message), &answer.text)
+                    http::stream_error(&url, http::error_message(&message), &answer.partial())
                 });
             }
             // A thinking model's reasoning comes apart from the answer; kebab only notes that it came.

@@ -195,9 +195,9 @@ impl OpenAi {
                         Some(line) => format!("expected server-sent events, got {}", http::excerpt(&line)),
                         None => "the stream ended before the model finished".to_string(),
                     };
-                    return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
+                    return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.partial()));
                 }
-                Err(e) => return Err(http::read_error(url, self.timeout, e, &answer.text)),
+                Err(e) => return Err(http::read_error(url, self.timeout, e, &answer.partial())),
             };
             // Comments (`: keep-alive`), blank separators and other SSE fields carry no text.
             let data = if let Some(rest) = line.strip_prefix("data:") {
@@ -206,7 +206,7 @@ impl OpenAi {
             } else if let Some(rest) = line.strip_prefix("error:") {
                 // llama.cpp reports a failure mid-stream as an `error` event.
                 let message = http::error_message(rest);
-                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
+                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.partial()));
             } else if line.trim_start().starts_with('{') {
                 // A bare JSON line: not SSE, but surface its error if it has one.
                 line.trim()
@@ -214,7 +214,7 @@ impl OpenAi {
                 if stray.is_none() && !is_sse_field(&line) {
                     stray = Some(line);
                 }
-                quiet.check(url, &answer.text)?;
+                quiet.check(url, &answer.partial())?;
                 continue;
             };
             if data == "[DONE]" {
@@ -223,21 +223,21 @@ impl OpenAi {
                 return Ok(done);
             }
             if data.is_empty() {
-                quiet.check(url, &answer.text)?;
+                quiet.check(url, &answer.partial())?;
                 continue;
             }
             quiet.progress();
             let Ok(event) = serde_json::from_str::<Value>(data) else {
                 let msg = format!("malformed event from the server: {}", http::excerpt(data));
-                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
+                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.partial()));
             };
             if event.get("error").is_some_and(|e| !e.is_null()) {
                 let message = http::error_message(&http::json_message(&event).unwrap_or_default());
-                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.text));
+                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.partial()));
             }
             if !line.starts_with("data:") {
                 let msg = format!("expected server-sent events, got {}", http::excerpt(data));
-                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.text));
+                return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.partial()));
             }
             if let Some(found) = usage_of(&event) {
                 usage = found;

@@ -7,6 +7,15 @@
 //! field of its own. `Answer` takes that block out as it comes — holding back
 //! the few characters that may be a tag cut between two pieces — so it is
 //! neither shown nor checked, and counts as reasoning (`Completion::reasoned`).
+//!
+//! Some templates open `<think>` in the prompt, so the server streams the
+//! reasoning, `</think>` and the answer with no opening tag. Text before the
+//! first such `</think>` is reasoning too: never saved or checked. Until that
+//! tag comes nothing tells it from an answer, and holding text back would
+//! delay every answer and lose what a Ctrl-C in a stall keeps; so it is shown
+//! as it comes, and when the tag does come kebab says so (`REASONING_SHOWN`)
+//! rather than let the text above pass for the answer. A block that arrives
+//! whole in the first piece is never shown.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -20,6 +29,9 @@ use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";
 
+/// Shown after reasoning that streamed before its `</think>` was seen.
+pub const REASONING_SHOWN: &str = "\n\n[the text above is the model's reasoning, not saved or checked; its answer follows]\n\n";
+
 /// Where the streamed text is with respect to a leading `<think>` block.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Think {
@@ -27,6 +39,9 @@ enum Think {
     Undecided,
     /// In the block: only its last few characters, which may start `</think>`, are held.
     Inside,
+    /// No opening tag: shown as it comes, and reasoning if a `</think>`
+    /// comes before any `<think>`.
+    Headless,
     /// Past `</think>`: the blanks before the answer are dropped.
     After,
     /// The answer: passed on as it comes.
@@ -53,8 +68,9 @@ impl<'a> Answer<'a> {
         Answer { started, text, first_token: None, reasoned: false, think: Think::Undecided, held, on_text }
     }
 
-    /// Adds a piece of the server's text: a leading `<think>` block is
-    /// reasoning, the rest is the answer. Empty pieces are not passed on.
+    /// Adds a piece of the server's text: a leading `<think>` block, or the
+    /// text before a `</think>` that had no opening tag, is reasoning; the
+    /// rest is the answer. Empty pieces are not passed on.
     pub fn push(&mut self, piece: &str) -> Flow {
         if self.think == Think::Answer {
             return self.pass(piece);
@@ -67,12 +83,10 @@ impl<'a> Answer<'a> {
                     if let Some(rest) = start.strip_prefix(OPEN) {
                         self.held = rest.to_string();
                         self.think = Think::Inside;
-                    } else if OPEN.starts_with(start) {
+                    } else if OPEN.starts_with(start) || CLOSE.starts_with(start) {
                         return Flow::Continue;
                     } else {
-                        self.think = Think::Answer;
-                        let held = std::mem::take(&mut self.held);
-                        return self.pass(&held);
+                        self.think = Think::Headless;
                     }
                 }
                 Think::Inside => {
@@ -82,13 +96,45 @@ impl<'a> Answer<'a> {
                         self.think = Think::After;
                         continue;
                     }
-                    let mut thought = self.held.len().saturating_sub(CLOSE.len() - 1);
-                    while !self.held.is_char_boundary(thought) {
-                        thought += 1;
-                    }
+                    let thought = self.tag_tail();
                     self.reasoned |= !self.held[..thought].trim().is_empty();
                     self.held.drain(..thought);
                     return Flow::Continue;
+                }
+                Think::Headless => {
+                    let piece = std::mem::take(&mut self.held);
+                    let before = self.text.len();
+                    self.text.push_str(&piece);
+                    // A tag may have begun in an earlier piece.
+                    let mut from = before.saturating_sub(CLOSE.len() - 1);
+                    while !self.text.is_char_boundary(from) {
+                        from -= 1;
+                    }
+                    let open = self.text[from..].find(OPEN);
+                    match self.text[from..].find(CLOSE).map(|at| from + at) {
+                        Some(at) if open.is_none_or(|o| from + o > at) => {
+                            let end = at + CLOSE.len();
+                            let shown = !self.text[..before].trim().is_empty();
+                            self.reasoned |= !self.text[..at].trim().is_empty();
+                            self.held = self.text.split_off(end);
+                            self.text.clear();
+                            self.think = Think::After;
+                            // The tag ends in this piece (an earlier one would have been found then).
+                            if shown {
+                                let flow = self.show(&piece[..end - before]);
+                                if flow == Flow::Stop || self.show(REASONING_SHOWN) == Flow::Stop {
+                                    return Flow::Stop;
+                                }
+                            }
+                        }
+                        // `<think>` in the text first: it is about the tags, not reasoning.
+                        _ => {
+                            if open.is_some() {
+                                self.think = Think::Answer;
+                            }
+                            return self.show(&piece);
+                        }
+                    }
                 }
                 Think::After | Think::Answer => {
                     let answer = self.held.trim_start().to_string();
@@ -103,23 +149,48 @@ impl<'a> Answer<'a> {
         }
     }
 
+    /// Where the held text's last few characters, which may start a tag cut between pieces, begin.
+    fn tag_tail(&self) -> usize {
+        let mut at = self.held.len().saturating_sub(CLOSE.len() - 1);
+        while !self.held.is_char_boundary(at) {
+            at += 1;
+        }
+        at
+    }
+
     /// Passes a piece of the answer on.
     fn pass(&mut self, piece: &str) -> Flow {
+        self.text.push_str(piece);
+        self.show(piece)
+    }
+
+    /// Shows a piece, which is not (or no longer) part of the answer's text.
+    fn show(&mut self, piece: &str) -> Flow {
         if piece.is_empty() {
             return Flow::Continue;
         }
         if self.first_token.is_none() {
             self.first_token = Some(self.started.elapsed());
         }
-        self.text.push_str(piece);
         (self.on_text)(piece)
+    }
+
+    /// The answer so far, for the error of a stream that broke: with the text
+    /// held back, which no `</think>` came to make reasoning.
+    pub fn partial(&self) -> String {
+        match self.think {
+            Think::Undecided | Think::Headless => format!("{}{}", self.text, self.held),
+            Think::Inside | Think::After | Think::Answer => self.text.clone(),
+        }
     }
 
     pub fn finish(mut self, usage: Usage, stopped: bool) -> Completion {
         let held = std::mem::take(&mut self.held);
         match self.think {
-            // A whole answer that is blank or only the start of `<think>` ("<th") is the answer.
-            Think::Undecided => {
+            // A whole answer that is blank or only the start of `<think>` ("<th"), or had no `</think>`, is the
+            // answer: kept, and shown unless the caller asked to stop (it is called no more).
+            Think::Undecided | Think::Headless if stopped => self.text.push_str(&held),
+            Think::Undecided | Think::Headless => {
                 self.pass(&held);
             }
             // Cut inside the block (at the answer cap): all of it was reasoning.
@@ -247,6 +318,9 @@ mod tests {
             ("Run it [#1]. <think>later</think>", "Run it [#1]. <think>later</think>", false),
             ("<th", "<th", false),
             ("", "", false),
+            // The opening tag was in the prompt, and the block is empty.
+            ("\n\n</think>\n\nRun it [#1].", "Run it [#1].", false),
+            ("A `<think>` block ends at `</think>` [#1].", "A `<think>` block ends at `</think>` [#1].", false),
         ];
         for (text, answer, reasoned) in cases {
             for size in 1..=text.len().max(1) {
@@ -256,5 +330,27 @@ mod tests {
                 assert!(passed.iter().all(|p| !p.is_empty()), "{text:?} in pieces of {size}");
             }
         }
+    }
+
+    #[test]
+    fn reasoning_whose_opening_tag_was_in_the_prompt_is_not_kept_and_once_shown_is_marked_however_the_stream_cuts_its_tag() {
+        let thought = "Über-careful: the user asks about cargo [#9] and the notes say cargo new.\n";
+        let text = format!("{thought}</think>\n\nRun it [#1].");
+        let marked = format!("{thought}</think>{REASONING_SHOWN}Run it [#1].");
+        for size in 1..=text.len() {
+            let (passed, done) = streamed(&text, size);
+            assert_eq!((done.text.as_str(), done.reasoned), ("Run it [#1].", true), "in pieces of {size}");
+            // Whole in the first piece, it was never shown.
+            let whole = size >= thought.len() + CLOSE.len();
+            assert_eq!(passed.concat(), if whole { done.text.clone() } else { marked.clone() }, "in pieces of {size}");
+        }
+    }
+
+    #[test]
+    fn an_ordinary_answer_is_shown_as_it_comes() {
+        let text = "Run `cargo new hello` in a terminal [#1].";
+        let (passed, done) = streamed(text, 1);
+        assert_eq!(done.text, text);
+        assert_eq!(passed.len(), text.len(), "{passed:?}");
     }
 }
