@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::Duration;
 
-use common::fake_server::{BOTH, Kind, Server, Step, response};
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, response, stream_head};
 use common::{Env, stderr};
 
 fn redirect(status: &str, location: &str) -> Step {
@@ -295,6 +295,44 @@ fn auto_says_what_a_server_that_fails_wants_a_key_or_sends_a_web_page_answered_n
         assert!(shown.contains(&format!("{}/api/tags {answered}", server.url)), "{answered}: {shown}");
         assert!(shown.contains(&format!("fix: {advice}\n")), "{answered}: {shown}");
         assert!(!shown.contains("ollama serve"), "{answered}: {shown}");
+    }
+}
+
+#[test]
+fn auto_says_a_server_whose_model_list_broke_off_answered_and_to_check_it_not_no_model_server() {
+    let failed = "the server at llm.base_url answers, but failed to list its models: \
+                  check that server (or, behind a proxy, the one it forwards to) and its log";
+    // A 200 whose body stops short of its length (part of the list, or none of it), a chunked one cut
+    // off, and one that stalls past the probe's wait (`ask` waits 400 ms, `doctor` 2 s).
+    let cut = |body: &str| {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n";
+        vec![Step::Send(format!("{head}{body}").into_bytes())]
+    };
+    let chunked = vec![stream_head("application/json"), chunk(r#"{"models":[{"name":"#)];
+    let stalled = [cut(r#"{"models":["#), vec![common::fake_server::wait(2500)]].concat();
+    // (the reply, why it broke off as `ask` and `doctor` say: any transport error's words, or the wait)
+    let cases = [
+        (cut(r#"{"models":[{"name":"qw"#), "", ""),
+        (cut(""), "", ""),
+        (chunked, "", ""),
+        (stalled, "nothing more came within 400 ms)", "nothing more came within 2000 ms)"),
+    ];
+    for (reply, ask_why, doctor_why) in cases {
+        let server = Server::start(vec![reply.clone()]);
+        let out = home_with("auto", &server.url).run(&["ask", "How do I create a new project with cargo?"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        let answered = format!("{}/api/tags answered 200: its reply broke off (", server.url);
+        assert!(err.contains(&format!("the model server at {answered}{ask_why}")), "{err}");
+        assert!(err.contains(&format!("; {failed}; answering with the built-in extractive model")), "{err}");
+        assert!(!err.contains("no model server") && !err.contains("not Ollama's model list"), "{err}");
+
+        let server = Server::start(vec![reply]);
+        let shown = home_with("auto", &server.url).run(&["doctor"]);
+        let shown = String::from_utf8_lossy(&shown.stdout);
+        let answered = format!("{}/api/tags answered 200: its reply broke off (", server.url);
+        assert!(shown.contains(&format!("{answered}{doctor_why}")), "{shown}");
+        assert!(shown.contains(&format!("fix: {failed}\n")), "{shown}");
     }
 }
 

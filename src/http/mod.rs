@@ -207,13 +207,26 @@ pub fn status_error(url: &str, resp: Response<Body>, secret: Option<&str>) -> Se
 /// Reads up to `limit` bytes of a body as text. Used for error bodies and
 /// small JSON answers; a failure mid-read keeps what arrived.
 pub fn read_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> {
+    let (bytes, result) = read_bytes(resp, limit);
+    match result {
+        Err(e) if bytes.is_empty() => Err(e),
+        _ => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+    }
+}
+
+/// `read_body` for an answer that is of no use cut short (a model list,
+/// whose first half would read as another server's answer): a failure
+/// mid-read is an error.
+pub fn read_whole_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> {
+    let (bytes, result) = read_bytes(resp, limit);
+    result.map(|_| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Up to `limit` bytes of a body, and how the read ended.
+fn read_bytes(resp: Response<Body>, limit: u64) -> (Vec<u8>, io::Result<usize>) {
     let mut bytes = Vec::new();
     let result = resp.into_body().into_reader().take(limit).read_to_end(&mut bytes);
-    match result {
-        Ok(_) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(_) if !bytes.is_empty() => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) => Err(e),
-    }
+    (bytes, result)
 }
 
 /// The message inside an error body: `{"error": "..."}`,

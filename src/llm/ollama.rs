@@ -27,7 +27,7 @@ const WANTS_KEY: &str = "the server at llm.base_url wants an API key, which keba
                          else fix llm.base_url";
 
 /// The advice for a server that failed to list its models (a proxy answers
-/// 502–504 when the server behind it is down).
+/// 502–504 when the server behind it is down), or whose list broke off.
 const FAILED: &str = "the server at llm.base_url answers, but failed to list its models: \
                       check that server (or, behind a proxy, the one it forwards to) and its log";
 
@@ -225,9 +225,10 @@ impl Ollama {
 /// and has `model` (`qwen2.5:7b` matches `qwen2.5:7b`; `llama3` matches
 /// `llama3:latest`). A server that answers but lacks the model is `Ok(false)`;
 /// a server that is down or answers nonsense is an error. A server that
-/// answers, but with an error status or not with a model list, is one that is
-/// not Ollama, one that wants a key, or one that failed: its error's hint says
-/// what to set or check (a 404's also an address under another API's path).
+/// answers, but with an error status, not with a model list or with one that
+/// breaks off, is one that is not Ollama, one that wants a key, or one that
+/// failed: its error's hint says what to set or check (a 404's also an
+/// address under another API's path).
 pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<bool, LlmError> {
     let url = format!("{}/api/tags", base_url.trim_end_matches('/'));
     let resp = http::get(&url, connect_timeout)?;
@@ -246,7 +247,14 @@ pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<b
             other => other,
         });
     }
-    let body = http::read_body(resp, MAX_TAGS_BODY).map_err(|e| http::stream_error(&url, e.to_string(), ""))?;
+    // A reply that broke off is the server failing, not "no server" (nor, cut short, a list that is not Ollama's).
+    let body = http::read_whole_body(resp, MAX_TAGS_BODY).map_err(|e| {
+        let why = match ureq::Error::from(e) {
+            ureq::Error::Timeout(_) => format!("nothing more came within {} ms", connect_timeout.as_millis()),
+            e => e.to_string(),
+        };
+        LlmError::Http { url: url.clone(), status, message: format!("its reply broke off ({why})"), hint: Some(FAILED.into()) }
+    })?;
     // A web page (a proxy's login, a web UI on Ollama's port) or another API's answer.
     let not_a_list = |what: String| LlmError::Http {
         url: url.clone(),
