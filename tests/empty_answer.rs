@@ -187,3 +187,31 @@ fn an_ordinary_answer_shows_its_first_text_while_the_model_is_still_writing() {
         assert!(early.is_some_and(|d| d > Duration::from_secs(3)), "{kind:?}: shown {early:?} before the end");
     }
 }
+
+#[test]
+fn a_model_that_reasons_forever_stops_at_the_answer_cap_with_reasoning_and_answer_counted_together() {
+    let cap = "It stopped at llm.max_answer_tokens while reasoning: a larger cap leaves it room to answer";
+    for kind in BOTH {
+        // A server that ignores the cap, and never finishes: reasoning apart or in a `<think>` block, then a pause.
+        let apart = |n| (0..n).map(|_| kind.reasoning(" hmm")).collect::<Vec<_>>();
+        let in_text = (0..5000).map(|_| kind.piece(" hmm"));
+        let forever = [apart(5000), [kind.piece("<think>")].into_iter().chain(in_text).collect()];
+        for thinking in forever {
+            let reply = [vec![stream_head(kind.content_type())], thinking, vec![common::fake_server::wait(20_000)]].concat();
+            let server = Server::start(vec![reply]);
+            let out = server_home(kind, &server, 30, "max_answer_tokens = 32").run(&["--json", "ask", QUESTION]);
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            assert_eq!(doc["finish"], "length", "{kind:?}: {}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+            assert!(doc["answer"].as_str().unwrap().contains(cap), "{kind:?}: {doc}");
+        }
+        // 20 tokens of reasoning leave the answer 12 of the 32: 7 for its sentence, then 2 for each " again",
+        // the one that passes the cap kept (answer alone, it would have run to 13).
+        let again = (0..5000).map(|_| kind.piece(" again"));
+        let reply = [vec![stream_head(kind.content_type())], apart(20), vec![kind.piece("Run `cargo new hello` [#1].")]].concat();
+        let server = Server::start(vec![reply.into_iter().chain(again).collect()]);
+        let doc = server_home(kind, &server, 5, "max_answer_tokens = 32").json(&["ask", QUESTION]);
+        let answer = doc["answer"].as_str().unwrap();
+        assert_eq!((&doc["finish"], &doc["grounded"]), (&json!("length"), &json!(true)), "{kind:?}: {doc}");
+        assert!(answer.starts_with("Run `cargo new hello` [#1].") && answer.matches(" again").count() == 3, "{kind:?}: {answer}");
+    }
+}

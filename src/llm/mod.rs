@@ -49,7 +49,7 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub temperature: f32,
     pub seed: Option<u64>,
-    /// Upper bound on completion tokens, if the caller wants one.
+    /// Upper bound on completion tokens, reasoning included, if the caller wants one.
     pub max_tokens: Option<u32>,
     /// Ask the server to stream. Without it an OpenAI-compatible server sends
     /// one answer with its token usage — which some (llama-cpp-python) only

@@ -158,7 +158,7 @@ impl ChatModel for Ollama {
         }
 
         let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
-        self.read_stream(&url, status, lines, Answer::new(started, on_text))
+        self.read_stream(&url, status, lines, Answer::new(started, on_text).within(req.max_tokens))
     }
 }
 
@@ -200,11 +200,10 @@ impl Ollama {
                     http::stream_error(&url, http::error_message(&message), &answer.partial())
                 });
             }
-            // A thinking model's reasoning comes apart from the answer; kebab only notes that it came.
-            answer.reasoned |= event.pointer("/message/thinking").and_then(Value::as_str).is_some_and(|t| !t.is_empty());
-            if let Some(piece) = event.pointer("/message/content").and_then(Value::as_str)
-                && answer.push(piece) == Flow::Stop
-            {
+            // A thinking model's reasoning comes apart from the answer: not shown, but counted toward the cap.
+            let thought = event.pointer("/message/thinking").and_then(Value::as_str).unwrap_or("");
+            let piece = event.pointer("/message/content").and_then(Value::as_str);
+            if answer.reason(thought) == Flow::Stop || piece.is_some_and(|p| answer.push(p) == Flow::Stop) {
                 // Dropping the response closes the connection, which makes Ollama stop generating.
                 return Ok(answer.finish(Usage::default(), true));
             }
@@ -214,7 +213,7 @@ impl Ollama {
                     completion_tokens: count(&event, "eval_count"),
                 };
                 let mut done = answer.finish(usage, false);
-                done.length = event.get("done_reason").and_then(Value::as_str) == Some("length");
+                done.length |= event.get("done_reason").and_then(Value::as_str) == Some("length");
                 return Ok(done);
             }
         }

@@ -113,10 +113,11 @@ impl OpenAi {
         let Some(text) = json.pointer("/choices/0/message/content").and_then(Value::as_str) else {
             return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
         };
-        answer.reasoned = has_reasoning(json.pointer("/choices/0/message"));
+        // All of it has come: past the cap (reasoning included), it is kept and marked as cut there.
+        answer.reason(reasoning(json.pointer("/choices/0/message")));
         let stopped = answer.push(text) == Flow::Stop;
         let mut done = answer.finish(usage_of(&json).unwrap_or_default(), stopped);
-        done.length = json.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length");
+        done.length |= json.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length");
         Ok(done)
     }
 }
@@ -151,7 +152,7 @@ impl ChatModel for OpenAi {
         if !resp.status().is_success() {
             return Err(self.status_error(&url, resp));
         }
-        let answer = Answer::new(started, on_text);
+        let answer = Answer::new(started, on_text).within(req.max_tokens);
         match http::content_type(&resp).as_str() {
             "text/html" => return Err(http::html_error(&url, resp)),
             "application/json" => return self.whole_answer(&url, resp, answer),
@@ -187,7 +188,7 @@ impl OpenAi {
                 // Some servers close without `[DONE]`; a finish reason means the answer is whole.
                 Ok(None) if finished => {
                     let mut done = answer.finish(usage, false);
-                    done.length = length;
+                    done.length |= length;
                     return Ok(done);
                 }
                 Ok(None) => {
@@ -219,7 +220,7 @@ impl OpenAi {
             };
             if data == "[DONE]" {
                 let mut done = answer.finish(usage, false);
-                done.length = length;
+                done.length |= length;
                 return Ok(done);
             }
             if data.is_empty() {
@@ -247,10 +248,9 @@ impl OpenAi {
                 finished = true;
                 length |= reason.as_str() == Some("length");
             }
-            answer.reasoned |= has_reasoning(choice.and_then(|c| c.get("delta")));
-            if let Some(piece) = choice.and_then(|c| c.pointer("/delta/content")).and_then(Value::as_str)
-                && answer.push(piece) == Flow::Stop
-            {
+            let thought = reasoning(choice.and_then(|c| c.get("delta")));
+            let piece = choice.and_then(|c| c.pointer("/delta/content")).and_then(Value::as_str);
+            if answer.reason(thought) == Flow::Stop || piece.is_some_and(|p| answer.push(p) == Flow::Stop) {
                 // Dropping the response closes the connection, which stops the generation.
                 return Ok(answer.finish(usage, true));
             }
@@ -266,12 +266,13 @@ fn is_sse_field(line: &str) -> bool {
         || ["event", "id", "retry"].contains(&line)
 }
 
-/// Whether a message or delta carries the model's reasoning apart from its
-/// answer: `reasoning_content` (DeepSeek, llama.cpp, vLLM) or `reasoning`
-/// (OpenRouter, Ollama, newer vLLM).
-fn has_reasoning(message: Option<&Value>) -> bool {
-    let Some(m) = message else { return false };
-    ["reasoning_content", "reasoning"].iter().any(|k| m.get(*k).and_then(Value::as_str).is_some_and(|t| !t.is_empty()))
+/// The model's reasoning a message or delta carries apart from its answer
+/// ("" when none): `reasoning_content` (DeepSeek, llama.cpp, vLLM) or
+/// `reasoning` (OpenRouter, Ollama, newer vLLM).
+fn reasoning(message: Option<&Value>) -> &str {
+    let Some(m) = message else { return "" };
+    let field = |k: &str| m.get(k).and_then(Value::as_str).filter(|t| !t.is_empty());
+    field("reasoning_content").or_else(|| field("reasoning")).unwrap_or("")
 }
 
 fn usage_of(event: &Value) -> Option<Usage> {

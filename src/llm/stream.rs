@@ -16,6 +16,13 @@
 //! as it comes, and when the tag does come kebab says so (`REASONING_SHOWN`)
 //! rather than let the text above pass for the answer. A block that arrives
 //! whole in the first piece is never shown.
+//!
+//! The answer cap (`ChatRequest::max_tokens`) bounds the reasoning and the
+//! answer together, as servers that honour it count them (Ollama's
+//! `num_predict`, an OpenAI-compatible `max_tokens`): `Answer` stops reading
+//! a server that ignores it, or a model that would reason forever would never
+//! stop — its reasoning is not shown, so the ask pipeline's count of the text
+//! it shows never grows.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -24,6 +31,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
+use crate::script::estimate_tokens;
 
 /// The tags around the reasoning some servers put at the start of the answer text.
 const OPEN: &str = "<think>";
@@ -48,6 +56,12 @@ enum Think {
     Answer,
 }
 
+/// A streamed piece's share of the answer cap: on a real server each piece is
+/// about one token; a larger one counts as its estimate.
+pub fn piece_tokens(piece: &str) -> usize {
+    estimate_tokens(piece).max(1)
+}
+
 /// The answer being streamed: collects the text, times the first piece and
 /// passes each piece to the caller's callback.
 pub struct Answer<'a> {
@@ -59,19 +73,58 @@ pub struct Answer<'a> {
     think: Think,
     /// Text received but not yet known to be answer or reasoning.
     held: String,
+    /// The answer cap, in tokens, for reasoning and answer together (`within`).
+    cap: Option<usize>,
+    /// Tokens of reasoning and answer received (`piece_tokens` each).
+    spent: usize,
+    /// Stopped at the cap.
+    capped: bool,
     on_text: &'a mut dyn FnMut(&str) -> Flow,
 }
 
 impl<'a> Answer<'a> {
     pub fn new(started: Instant, on_text: &'a mut dyn FnMut(&str) -> Flow) -> Answer<'a> {
         let (text, held) = (String::new(), String::new());
-        Answer { started, text, first_token: None, reasoned: false, think: Think::Undecided, held, on_text }
+        let think = Think::Undecided;
+        let (cap, spent, capped) = (None, 0, false);
+        Answer { started, text, first_token: None, reasoned: false, think, held, cap, spent, capped, on_text }
+    }
+
+    /// Stops reading, as at the server's own length cap, once reasoning and
+    /// answer come to more than `max_tokens` (`ChatRequest::max_tokens`).
+    pub fn within(self, max_tokens: Option<u32>) -> Answer<'a> {
+        Answer { cap: max_tokens.map(|n| n as usize), ..self }
     }
 
     /// Adds a piece of the server's text: a leading `<think>` block, or the
     /// text before a `</think>` that had no opening tag, is reasoning; the
     /// rest is the answer. Empty pieces are not passed on.
     pub fn push(&mut self, piece: &str) -> Flow {
+        let flow = self.take(piece);
+        self.spend(piece, flow)
+    }
+
+    /// Notes reasoning the server sent apart from the text (Ollama's
+    /// `thinking`, `reasoning_content`), which counts toward the cap.
+    pub fn reason(&mut self, thought: &str) -> Flow {
+        self.reasoned |= !thought.is_empty();
+        self.spend(thought, Flow::Continue)
+    }
+
+    /// Counts a piece toward the cap: `Flow::Stop` once past it.
+    fn spend(&mut self, piece: &str, flow: Flow) -> Flow {
+        if !piece.is_empty() {
+            self.spent += piece_tokens(piece);
+        }
+        if flow == Flow::Continue && self.cap.is_some_and(|cap| self.spent > cap) {
+            self.capped = true;
+            return Flow::Stop;
+        }
+        flow
+    }
+
+    /// `push` before the piece is counted.
+    fn take(&mut self, piece: &str) -> Flow {
         if self.think == Think::Answer {
             return self.pass(piece);
         }
@@ -185,6 +238,8 @@ impl<'a> Answer<'a> {
     }
 
     pub fn finish(mut self, usage: Usage, stopped: bool) -> Completion {
+        // Stopped at the cap, the answer is cut as by the server's own cap, not stopped by the caller.
+        let (stopped, length) = (stopped && !self.capped, self.capped);
         let held = std::mem::take(&mut self.held);
         match self.think {
             // A whole answer that is blank or only the start of `<think>` ("<th"), or had no `</think>`, is the
@@ -197,7 +252,7 @@ impl<'a> Answer<'a> {
             Think::Inside => self.reasoned |= !held.trim().is_empty(),
             Think::After | Think::Answer => {}
         }
-        Completion { text: self.text, usage, stopped, first_token: self.first_token, length: false, reasoned: self.reasoned }
+        Completion { text: self.text, usage, stopped, first_token: self.first_token, length, reasoned: self.reasoned }
     }
 }
 

@@ -9,8 +9,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::llm::stream::piece_tokens;
 use crate::llm::{ChatModel, ChatRequest, Flow, LlmError, Usage};
-use crate::script::estimate_tokens;
 
 pub struct Generated {
     pub text: String,
@@ -30,7 +30,7 @@ pub struct Generated {
 pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&str) -> bool, cancel: &AtomicBool) -> Generated {
     let mut sink_alive = true;
     let mut capped = false;
-    // Each streamed piece is about one token on a real server; a larger piece counts as its estimate.
+    // A server model's reasoning is counted toward the cap where it is taken out (`llm::stream::Answer`).
     let mut received = 0usize;
     let cap = req.max_tokens.map(|n| n as usize);
     let mut on_text = |piece: &str| {
@@ -41,7 +41,7 @@ pub fn generate(model: &dyn ChatModel, req: &ChatRequest, sink: &mut dyn FnMut(&
             return Flow::Stop;
         }
         if let Some(cap) = cap {
-            received += estimate_tokens(piece).max(1);
+            received += piece_tokens(piece);
             if received > cap {
                 capped = true;
                 return Flow::Stop;
