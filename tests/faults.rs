@@ -160,10 +160,10 @@ impl Fault {
     }
 
     /// The refusal reason the ask is saved with: `model_error` when the
-    /// server answered with an error status, else `llm_stream_aborted`.
+    /// server answered with an error status or a web page, else `llm_stream_aborted`.
     fn reason(self) -> &'static str {
         match self {
-            Fault::MissingModel404 | Fault::Error500 => "model_error",
+            Fault::MissingModel404 | Fault::Error500 | Fault::Html200 => "model_error",
             _ => "llm_stream_aborted",
         }
     }
@@ -236,8 +236,8 @@ impl Fault {
                 (vec!["the stream from {url} broke: a line longer than 1048576 bytes"], None, PARTIAL, TIMEOUT)
             }
             Fault::Html200 => (
-                vec!["the stream from {url} broke: the server sent a web page, not a model stream", "Router login"],
-                None,
+                vec!["the model server at {url} answered 200: a web page, not a model stream (Router login Sign in)"],
+                Some("llm.base_url reaches a web page"),
                 "",
                 TIMEOUT,
             ),

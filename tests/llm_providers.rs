@@ -294,7 +294,7 @@ fn an_html_page_with_status_200_is_a_clear_error() {
         let page = "<!doctype html><html><head><title>Router login</title></head><body>Sign in</body></html>";
         let server = Server::start(vec![vec![response("200 OK", "text/html; charset=utf-8", page)]]);
         let err = chat(&*kind.model(&server.url, SEC)).0.unwrap_err();
-        assert!(matches!(err, LlmError::Stream { .. }), "{kind:?}: {err:?}");
+        assert!(matches!(err, LlmError::Http { status: 200, hint: Some(_), .. }), "{kind:?}: {err:?}");
         let text = err.to_string();
         assert!(text.contains("web page") && text.contains("Router login"), "{text}");
     }

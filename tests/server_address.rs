@@ -299,6 +299,27 @@ fn auto_says_what_a_server_that_fails_wants_a_key_or_sends_a_web_page_answered_n
 }
 
 #[test]
+fn a_web_page_answering_the_question_is_told_as_an_answer_with_a_hint_to_set_llm_base_url_not_a_broken_stream() {
+    let page = "<!doctype html><html><head><title>Open WebUI</title></head><body>sign in</body></html>";
+    let hint = "hint: llm.base_url reaches a web page (a web UI, a proxy's sign-in), not the model server's API: \
+                set it to the model server's own address";
+    for kind in BOTH {
+        let server = Server::start(vec![vec![response("200 OK", "text/html; charset=utf-8", page)]; 2]);
+        let env = home(kind, &server);
+        let out = env.run(&["ask", "How do I create a new project with cargo?"]);
+        let (shown, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert_eq!(out.status.code(), Some(2), "{kind:?}: {err}");
+        let answered = format!("the model server at {}{} answered 200: a web page, not a model stream (Open WebUI sign in)",
+            server.url, kind.chat_path());
+        assert!(err.contains(&answered) && err.contains(hint) && !err.contains("broke"), "{kind:?}: {err}");
+        // Asking again gets the same page: the user has something to fix, not a stream that broke.
+        assert!(shown.contains("refused: model_error"), "{kind:?}: {shown}");
+        let doc: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "ask", "How do I build it?"]).stdout).unwrap();
+        assert_eq!(doc["hint"], hint.strip_prefix("hint: ").unwrap(), "{kind:?}: {doc}");
+    }
+}
+
+#[test]
 fn auto_says_a_server_whose_model_list_broke_off_answered_and_to_check_it_not_no_model_server() {
     let failed = "the server at llm.base_url answers, but failed to list its models: \
                   check that server (or, behind a proxy, the one it forwards to) and its log";

@@ -282,10 +282,15 @@ pub fn content_type(resp: &Response<Body>) -> String {
 }
 
 /// The error for a success status whose body is a web page, not a model stream
-/// (a proxy's login page, a web UI on the configured port).
+/// (a proxy's login page, a web UI on the configured port). An answer, not a
+/// broken stream: asking again gets the same page, so the hint says what to set.
 pub fn html_error(url: &str, resp: Response<Body>) -> ServerError {
+    let status = resp.status().as_u16();
     let page = server_message(&read_body(resp, MAX_ERROR_BODY).unwrap_or_default());
-    stream_error(url, format!("the server sent a web page, not a model stream — is llm.base_url right? ({page})"), "")
+    let hint = "llm.base_url reaches a web page (a web UI, a proxy's sign-in), not the model server's API: \
+                set it to the model server's own address";
+    let message = format!("a web page, not a model stream ({page})");
+    ServerError::Http { url: url.to_string(), status, message, hint: Some(hint.into()) }
 }
 
 /// The start of what the server sent, quoted, for an error message.
