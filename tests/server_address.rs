@@ -358,6 +358,28 @@ fn auto_says_a_server_whose_model_list_broke_off_answered_and_to_check_it_not_no
 }
 
 #[test]
+fn auto_says_a_server_that_took_the_connection_but_listed_its_models_too_late_sent_nothing_not_no_model_server() {
+    let slow = "the server at llm.base_url took the connection but did not list its models in time: \
+                check that server and its log; for one that is only slow, provider \"ollama\" waits \
+                llm.timeout_secs for it, where \"auto\" gives up in under a second";
+    // A server that has the model, but answers later than `ask` (400 ms) and `doctor` (2 s) wait.
+    let list = r#"{"models":[{"name":"qwen"}]}"#;
+    let late = || vec![common::fake_server::wait(2500), response("200 OK", "application/json", list)];
+    let server = Server::start(vec![late()]);
+    let out = home_with("auto", &server.url).run(&["ask", "How do I create a new project with cargo?"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let said = format!("the model server at {}/api/tags sent nothing within 400 ms; {slow}; answering with", server.url);
+    assert!(err.contains(&said) && !err.contains("no model server"), "{err}");
+
+    let server = Server::start(vec![late()]);
+    let shown = home_with("auto", &server.url).run(&["doctor"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains(&format!("{}/api/tags sent nothing for 2 s", server.url)), "{shown}");
+    assert!(shown.contains(&format!("fix: {slow}\n")) && !shown.contains("ollama serve"), "{shown}");
+}
+
+#[test]
 fn auto_with_an_address_ending_in_v1_says_to_drop_v1_without_saying_provider_ollama_was_set() {
     // What vLLM answers a path it does not serve, such as /v1/api/tags.
     let not_found = || vec![response("404 Not Found", "application/json", r#"{"detail":"Not Found"}"#)];
