@@ -74,6 +74,25 @@ fn an_ingest_that_indexes_nothing_leaves_no_new_database_and_keeps_one_already_t
 }
 
 #[test]
+fn an_ingest_that_indexes_nothing_leaves_a_database_already_there_byte_for_byte_as_it_was() {
+    // The folder was made a root and forgotten again, two writes that changed
+    // kebab.db's bytes (its change counter, the freed pages) for nothing.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.write("pics/cat.png", [0x89u8, b'P', b'N', b'G']);
+    env.write("binary/a.md", b"\0\0\0");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let before = (std::fs::read(env.database()).unwrap(), data_dir_state(&env));
+    for named in ["pics", "pics/cat.png", "binary", "binary/a.md"] {
+        let out = env.run(&["ingest", env.path(named).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{named}: {}", stderr(&out));
+        let after = (std::fs::read(env.database()).unwrap(), data_dir_state(&env));
+        assert!(after == before, "ingest {named} changed the database: {:?} became {:?}", before.1, after.1);
+    }
+    assert_eq!(roots(&env), ["notes"]);
+}
+
+#[test]
 fn a_lone_skip_that_fails_the_run_is_said_once_and_the_json_error_carries_its_reason() {
     // `warning: skipped pics/cat.png: …` came first, then the error said it again word for word.
     let env = Env::new();

@@ -167,8 +167,15 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let held = |store: &Store, root_id, scope: &str| store.count_missing(root_id, scope, &std::collections::HashSet::new());
 
     for target in &targets {
-        // A root this run makes is kept only when a note of it is indexed.
+        // A root this run makes is written in the batch its notes are written
+        // in, and rolled back with it when none is (`pipeline::write_target`):
+        // a run that indexes nothing leaves the database as it was. One that
+        // takes in roots inside it holds their notes, and absorbs them in a
+        // transaction of its own.
         let created = store.root_containing(&target.start())?.is_none();
+        if created && store.roots_inside(&target.root_dir)?.is_empty() {
+            store.begin_batch()?;
+        }
         let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
         let found = walk(target, &excludes, opts.format, opts.format_flag);
@@ -212,9 +219,6 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             summary.removed += store.prune(root_id, &target.scope_key(), &seen)?;
         } else {
             summary.missing += store.count_missing(root_id, &target.scope_key(), &seen)?;
-        }
-        if created && held(store, root_id, "")? == 0 {
-            store.forget_root(root_id)?;
         }
     }
     remembered::settle(store, gone, opts.prune, &mut summary)?;

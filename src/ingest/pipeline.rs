@@ -214,8 +214,14 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
         let written = write_files(store, reading, files, recut, receive, tally);
         let read_all = reader.join().is_ok();
         match written {
-            Ok(seen) if read_all => {
-                store.commit_batch()?;
+            Ok((seen, wrote)) if read_all => {
+                // A batch that wrote no file holds nothing but, maybe, the row
+                // of a root this run made: without a note, no root is kept.
+                if wrote {
+                    store.commit_batch()?;
+                } else {
+                    store.rollback_batch();
+                }
                 Ok(seen)
             }
             Ok(_) => {
@@ -231,8 +237,9 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
 }
 
 /// The writer's half: each prepared file into the open batch, in walk order.
-/// Returns with the last batch still open: the caller commits it once the
-/// reader is known to have finished, or rolls it back on an error.
+/// Returns with the last batch still open, and whether a file was written in
+/// it: the caller commits it once the reader is known to have finished, or
+/// rolls it back on an error.
 fn write_files(
     store: &mut Store,
     reading: &Reading,
@@ -240,15 +247,19 @@ fn write_files(
     recut: &HashSet<String>,
     prepared: mpsc::Receiver<Result<Prepared, String>>,
     tally: &mut Tally,
-) -> Result<HashSet<String>> {
+) -> Result<(HashSet<String>, bool)> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut batch = super::BatchClock::default();
+    // Committed early only once a file is written in it: until then it may
+    // hold a new root's row alone, which is kept only with a note.
+    let mut wrote = false;
     store.begin_batch()?;
     // A reader that stopped early ends the loop short; the caller reports it.
     for (cand, file) in files.iter().zip(prepared.iter()) {
-        if batch.due(cand.bytes) {
+        if batch.due(cand.bytes) && wrote {
             store.commit_batch()?;
             store.begin_batch()?;
+            wrote = false;
         }
         tally.summary.files_seen += 1;
         // Seen even when skipped below: a file that is unreadable today
@@ -268,6 +279,7 @@ fn write_files(
             Ok(Prepared::Changed { input, bad_lines }) => {
                 let force = reading.force || recut.contains(&cand.rel);
                 let outcome = store.apply_source(&input, force).map_err(|e| e.context(format!("indexing {display}")))?;
+                wrote = true;
                 FileResult { outcome, bad_lines }
             }
         };
@@ -291,7 +303,7 @@ fn write_files(
             tally.skipped(Skipped { path: format!("{display}:{}", bad.line), reason: bad.reason, folder: false });
         }
     }
-    Ok(seen)
+    Ok((seen, wrote))
 }
 
 /// Why an HTML page that gave no chunk is skipped, and what to do about it.

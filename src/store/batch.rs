@@ -9,13 +9,17 @@ use super::Store;
 use super::postings::{self, Settle};
 
 impl Store {
-    /// Opens a write transaction that several `apply_source` calls share.
+    /// Opens a write transaction that several `apply_source` calls share, or
+    /// goes on with the one open: ingest opens it before making a new root,
+    /// so the root's row is kept or rolled back with its notes.
     /// FTS5 writes a new index segment per commit, so committing every file
     /// separately costs several times the work of committing a batch of them.
     pub fn begin_batch(&mut self) -> Result<()> {
         self.ensure_writable()?;
         self.building.get_or_insert_with(postings::Builder::start);
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        if self.conn.is_autocommit() {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        }
         Ok(())
     }
 
