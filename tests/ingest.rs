@@ -166,7 +166,7 @@ fn bad_files_are_reported_with_reasons_and_the_rest_indexed() {
 }
 
 #[test]
-fn progress_off_a_terminal_counts_skipped_files_so_its_last_line_says_all_were_read() {
+fn progress_off_a_terminal_counts_skipped_files_apart_from_those_read_and_its_last_line_accounts_for_all() {
     let env = Env::new();
     env.write("notes/a.md", "# Good\n\nA note about otters.\n");
     // Walked last, and skipped.
@@ -174,8 +174,15 @@ fn progress_off_a_terminal_counts_skipped_files_so_its_last_line_says_all_were_r
     let out = env.cmd(&["ingest", env.notes().to_str().unwrap()]).output().unwrap();
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    // It stopped at 1/2, as if the run had ended early.
-    assert!(err.lines().any(|l| l.starts_with("2/2 files read")), "{err}");
+    // It stopped at 1/2, as if the run had ended early; then it said "2/2 files read" of a file it skipped.
+    assert!(err.lines().any(|l| l.starts_with("1/2 files read, 1 skipped · ")), "{err}");
+    assert!(!err.contains("2/2 files read"), "{err}");
+    // A run whose one file was skipped read none.
+    let out = env.cmd(&["ingest", env.path("notes/z.md").to_str().unwrap()]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("0/1 files read, 1 skipped · ")), "{err}");
+    assert!(!err.contains("1/1 files read"), "{err}");
 }
 
 #[test]

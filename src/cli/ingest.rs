@@ -35,10 +35,11 @@ pub struct Args {
 /// How progress is shown.
 enum Progress {
     None,
-    /// Off a terminal: a counted line every few seconds.
-    Lines(super::progress::Counter, usize, usize),
+    /// Off a terminal: a counted line every few seconds; files read, skipped, planned.
+    Lines(super::progress::Counter, usize, usize, usize),
     Plain { done: usize, total: usize },
-    Bar { bar: ProgressBar, files: usize, started: Instant },
+    /// Files read and skipped, counted apart as the lines count them.
+    Bar { bar: ProgressBar, files: usize, skipped: usize, started: Instant },
 }
 
 impl Progress {
@@ -55,9 +56,9 @@ impl Progress {
                 ProgressStyle::with_template("{bar:20} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            return Progress::Bar { bar, files: 0, started: Instant::now() };
+            return Progress::Bar { bar, files: 0, skipped: 0, started: Instant::now() };
         }
-        Progress::Lines(ctx.counter("files read"), 0, 0)
+        Progress::Lines(ctx.counter("files read"), 0, 0, 0)
     }
 
     fn event(&mut self, ctx: &Ctx, ev: Event) {
@@ -70,17 +71,19 @@ impl Progress {
                 *done += 1;
                 eprintln!("[{done}/{total}] {what} {}", one_line(path));
             }
-            (Progress::Lines(_, _, total), Event::Planned { files, .. }) => *total += files,
-            (Progress::Lines(counter, done, total), Event::File { .. }) => {
-                *done += 1;
-                counter.set(*done, *total);
+            (Progress::Lines(.., total), Event::Planned { files, .. }) => *total += files,
+            (Progress::Lines(counter, read, skipped, total), Event::File { what, .. }) => {
+                *(if what == "skipped" { &mut *skipped } else { &mut *read }) += 1;
+                counter.set_skipping(*read, *skipped, *total);
             }
             (Progress::Bar { bar, .. }, Event::Planned { bytes, .. }) => bar.inc_length(bytes),
-            (Progress::Bar { bar, files, started }, Event::File { bytes, .. }) => {
-                *files += 1;
+            (Progress::Bar { bar, files, skipped, started }, Event::File { bytes, what, .. }) => {
+                *(if what == "skipped" { &mut *skipped } else { &mut *files }) += 1;
                 bar.inc(bytes);
-                let rate = *files as f64 / started.elapsed().as_secs_f64().max(1e-3);
-                bar.set_message(format!("{} {rate:.2}/s · {}s elapsed", count(*files, "file"), started.elapsed().as_secs()));
+                let rate = (*files + *skipped) as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                let also = if *skipped > 0 { format!(", {skipped} skipped") } else { String::new() };
+                let elapsed = started.elapsed().as_secs();
+                bar.set_message(format!("{} read{also} · {rate:.2}/s · {elapsed}s elapsed", count(*files, "file")));
             }
             (progress, Event::Skipped(skip)) => progress.warn(ctx, &skipped_line(skip)),
             (progress, Event::Absorbed { from, into, to, dir, documents }) => {

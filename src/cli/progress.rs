@@ -37,7 +37,7 @@ impl Counter {
         } else if out.progress_on_terminal() && !plain_requested() {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(&format!("{{bar:20}} {{pos}}/{{len}} {what} {{msg}}"))
+                indicatif::ProgressStyle::with_template(&format!("{{bar:20}} {{pos}}/{{len}} {what}{{msg}}"))
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             Sink::Bar(bar)
@@ -48,19 +48,27 @@ impl Counter {
     }
 
     pub fn set(&mut self, done: usize, total: usize) {
-        let elapsed = self.started.elapsed();
+        self.set_skipping(done, 0, total);
+    }
+
+    /// `set` for a run that passes over some of its steps (files skipped):
+    /// they count towards the rate and the ETA, not as `what` done, so a run
+    /// whose one file was skipped says `0/1 files read, 1 skipped`.
+    pub fn set_skipping(&mut self, done: usize, skipped: usize, total: usize) {
+        let rate = rate_and_eta(done + skipped, total, self.started.elapsed());
+        let also = if skipped > 0 { format!(", {skipped} skipped") } else { String::new() };
         match &mut self.sink {
             Sink::Bar(b) => {
                 b.set_length(total as u64);
                 b.set_position(done as u64);
-                b.set_message(rate_and_eta(done, total, elapsed));
+                b.set_message(format!("{also} {rate}"));
             }
             Sink::Lines { last } => {
                 // The first and the last step always; between them, one line per few seconds.
-                let due = last.is_none_or(|t| t.elapsed() >= PLAIN_EVERY) || done >= total;
+                let due = last.is_none_or(|t| t.elapsed() >= PLAIN_EVERY) || done + skipped >= total;
                 if due {
                     *last = Some(Instant::now());
-                    eprintln!("{done}/{total} {} · {}", self.what, rate_and_eta(done, total, elapsed));
+                    eprintln!("{done}/{total} {}{also} · {rate}", self.what);
                 }
             }
             Sink::Nothing => {}
