@@ -93,34 +93,39 @@ fn an_ingest_that_indexes_nothing_leaves_a_database_already_there_byte_for_byte_
 }
 
 #[test]
-fn a_lone_skip_that_fails_the_run_is_said_once_and_the_json_error_carries_its_reason() {
-    // `warning: skipped pics/cat.png: …` came first, then the error said it again word for word.
+fn a_lone_skip_that_fails_the_run_says_its_reason_in_the_error_and_what_to_do_in_the_hint_each_once() {
+    // `warning: skipped pics/cat.png: …` came first, then the error said it again word for word; then the
+    // error gave the reason with its fix and the hint "see the reasons given; `--format md|txt` reads a
+    // file whatever its extension", the fix once more.
     let env = Env::new();
     let cat = env.write("pics/cat.png", [0x89u8, b'P', b'N', b'G']);
     let nul = env.write("binary/a.md", b"\0\0\0");
     let (cat, nul) = (cat.to_str().unwrap(), nul.to_str().unwrap());
-    let png = "skipped pics/cat.png: unsupported extension .png; use --format md|txt|jsonl|html|pdf to read it as one of those";
+    let png = "skipped pics/cat.png: unsupported extension .png";
+    let fix = "use --format md|txt|jsonl|html|pdf to read it as one of those";
     for args in [vec!["ingest", cat], vec!["--json", "ingest", cat]] {
         let out = env.run(&args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains(&format!("error: nothing named could be ingested: {png}\n")), "{args:?}: {err}");
-        assert_eq!(err.matches("skipped pics/cat.png").count(), 1, "{args:?}: {err}");
+        assert!(err.contains(&format!("error: nothing named could be ingested: {png}\nhint: {fix}\n")), "{args:?}: {err}");
+        assert_eq!((err.matches("skipped pics/cat.png").count(), err.matches("--format").count()), (1, 1), "{args:?}: {err}");
+        assert!(!err.contains("see the reasons given"), "{args:?}: {err}");
     }
     let out = env.run(&["--json", "ingest", cat]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["message"], format!("nothing named could be ingested: {png}"), "{doc}");
+    assert_eq!((&doc["message"], &doc["hint"]), (&format!("nothing named could be ingested: {png}").into(), &fix.into()), "{doc}");
     // A note skipped for what it holds, counted as read: the same.
     let out = env.run(&["ingest", nul]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("error: nothing named could be ingested: skipped binary/a.md: binary file"), "{err}");
-    assert_eq!(err.matches("skipped binary/a.md").count(), 1, "{err}");
+    let binary = "skipped binary/a.md: binary file (contains NUL bytes)\nhint: if it is not a note, list it in workspace.exclude\n";
+    assert!(err.contains(&format!("error: nothing named could be ingested: {binary}")), "{err}");
+    assert_eq!((err.matches("skipped binary/a.md").count(), err.matches("workspace.exclude").count()), (1, 1), "{err}");
     // Two skips are each warned about, once, and the error counts them.
     let out = env.run(&["ingest", cat, nul]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains(&format!("warning: {png}\n")) && err.contains("warning: skipped binary/a.md: binary file"), "{err}");
+    assert!(err.contains(&format!("warning: {png}; {fix}\n")) && err.contains("warning: skipped binary/a.md: binary file"), "{err}");
     assert_eq!((err.matches("skipped pics/cat.png").count(), err.matches("skipped binary/a.md").count()), (1, 1), "{err}");
     assert!(err.contains("error: nothing named could be ingested: 2 skipped\n"), "{err}");
 }

@@ -582,16 +582,21 @@ pub struct IngestDoc<'a> {
 
 /// Everything named was skipped (each said why): that is not success. One
 /// file's reason is the message, which stands alone (the MCP tool prints no
-/// warnings, and `kebab ingest` holds that skip's back);
+/// warnings, and `kebab ingest` holds that skip's back), and what the reason
+/// says to do (after its last "; ") the hint, so each is said once;
 /// `--format` is suggested only where a reason is the file's type, since no
 /// format reads a named pipe, a binary file or a folder it may not list.
 pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
     (summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0).then(|| {
-        let message = match summary.skipped_files.as_slice() {
+        if let [one] = summary.skipped_files.as_slice() {
             // The name as warnings print it: a newline in it would split the error's one line.
-            [one] => format!("nothing named could be ingested: skipped {}: {}", one_line(&one.path), one.reason),
-            _ => format!("nothing named could be ingested: {} skipped", summary.skipped),
-        };
+            let skipped = format!("nothing named could be ingested: skipped {}", one_line(&one.path));
+            return match one.reason.rsplit_once("; ") {
+                Some((why, fix)) => UserError::new("bad_input", format!("{skipped}: {why}")).with_hint(fix),
+                None => UserError::new("bad_input", format!("{skipped}: {}", one.reason)),
+            };
+        }
+        let message = format!("nothing named could be ingested: {} skipped", summary.skipped);
         let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(&use_format(true))) {
             "see the reasons given; `--format md|txt` reads a file whatever its extension"
         } else {

@@ -460,7 +460,12 @@ pub fn ingest(state: &mut State, args: IngestArgs) -> Result<Value> {
         let skipped = &summary.skipped_files;
         let hint = skipped_hint(skipped);
         if skipped.len() == 1 {
-            return Err(UserError::new(e.code, e.message).with_hint(hint).into());
+            // The tool's hint is its own: what the reason says to do goes back into the message.
+            let message = match e.hint {
+                Some(fix) => format!("{}; {fix}", e.message),
+                None => e.message,
+            };
+            return Err(UserError::new(e.code, message).with_hint(hint).into());
         }
         let mut reasons: Vec<String> = skipped.iter().take(SHOWN).map(|s| format!("{}: {}", s.path, s.reason)).collect();
         if skipped.len() > SHOWN {
