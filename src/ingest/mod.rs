@@ -167,11 +167,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let held = |store: &Store, root_id, scope: &str| store.count_missing(root_id, scope, &std::collections::HashSet::new());
 
     for target in &targets {
-        // A root this run makes is written in the batch its notes are written
-        // in, and rolled back with it when none is (`pipeline::write_target`):
-        // a run that indexes nothing leaves the database as it was. One that
-        // takes in roots inside it holds their notes, and absorbs them in a
-        // transaction of its own.
+        // A root this run makes (absorbing none) is written in the batch of its notes, and rolled back
+        // with it when none is indexed (`pipeline::write_target`): the database stays as it was.
         let created = store.root_containing(&target.start())?.is_none();
         if created && store.roots_inside(&target.root_dir)?.is_empty() {
             store.begin_batch()?;
@@ -590,11 +587,9 @@ pub fn nothing_ingested(summary: &Summary) -> Option<UserError> {
     (summary.added + summary.updated + summary.unchanged == 0 && summary.skipped > 0).then(|| {
         if let [one] = summary.skipped_files.as_slice() {
             // The name as warnings print it: a newline in it would split the error's one line.
-            let skipped = format!("nothing named could be ingested: skipped {}", one_line(&one.path));
-            return match one.reason.rsplit_once("; ") {
-                Some((why, fix)) => UserError::new("bad_input", format!("{skipped}: {why}")).with_hint(fix),
-                None => UserError::new("bad_input", format!("{skipped}: {}", one.reason)),
-            };
+            let (why, fix) = one.reason.rsplit_once("; ").map_or((one.reason.as_str(), None), |(why, fix)| (why, Some(fix)));
+            let e = UserError::new("bad_input", format!("nothing named could be ingested: skipped {}: {why}", one_line(&one.path)));
+            return UserError { hint: fix.map(String::from), ..e };
         }
         let message = format!("nothing named could be ingested: {} skipped", summary.skipped);
         let hint = if summary.skipped_files.iter().any(|s| s.reason.ends_with(&use_format(true))) {
