@@ -264,39 +264,6 @@ fn outermost(targets: Vec<Target>) -> Vec<Target> {
     kept
 }
 
-/// When to commit the open batch of files: often enough that a crash loses
-/// little and another writer (a REPL saving a turn) waits well under its busy
-/// timeout, rarely enough that FTS5 is not merging tiny segments all day.
-/// Each commit writes both indexes' pending terms out as new segments: two
-/// seconds rather than one made a 100k-chunk ingest a fifth faster
-/// (docs/performance.md, issue 20).
-struct BatchClock {
-    started: Instant,
-    bytes: u64,
-}
-
-impl Default for BatchClock {
-    fn default() -> Self {
-        BatchClock { started: Instant::now(), bytes: 0 }
-    }
-}
-
-impl BatchClock {
-    const MAX_BYTES: u64 = 16_000_000;
-    const MAX_AGE: std::time::Duration = std::time::Duration::from_millis(2000);
-
-    /// True (and the clock restarts) when the batch should be committed
-    /// before a file of `next_bytes` joins it.
-    fn due(&mut self, next_bytes: u64) -> bool {
-        let due = self.bytes > 0 && (self.bytes + next_bytes > Self::MAX_BYTES || self.started.elapsed() > Self::MAX_AGE);
-        if due {
-            *self = BatchClock::default();
-        }
-        self.bytes += next_bytes;
-        due
-    }
-}
-
 fn resolve_targets(store: &Store, cfg: &Config, config_dir: &Path, paths: &[PathBuf]) -> Result<Vec<Target>> {
     let from_config = paths.is_empty();
     let list: Vec<PathBuf> = if from_config {
