@@ -182,3 +182,36 @@ fn a_folder_with_no_note_kebab_reads_fails_naming_it_and_the_formats_and_is_not_
     let s = env.json(&["ingest"]);
     assert_eq!((s["added"].as_u64(), s["skipped"].as_u64()), (Some(1), Some(0)), "{s}");
 }
+
+#[test]
+fn kebab_s_own_data_is_never_read_as_notes_and_naming_its_folder_says_so() {
+    // `kebab ingest DATA_DIR` advised "`--format md|txt|jsonl|html|pdf` reads every file in it", and
+    // `--format txt DATA_DIR` then indexed kebab.db-wal (and the model's JSON files) as notes.
+    let env = Env::new();
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let data = env.database().parent().unwrap().to_str().unwrap().to_string();
+    let said = "error: nothing named could be ingested: skipped kebab: kebab's own data (the index, kebab.db, and the model \
+                files in its folder), not notes\nhint: name the folder your notes are in\n";
+    for args in [vec!["ingest", &data], vec!["ingest", "--format", "txt", &data]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(said) && !err.contains("--format"), "{args:?}: {err}");
+    }
+    // The embedding model's folder in it, too.
+    let model = env.write("data/kebab/models/all-MiniLM-L6-v2/config.json", "{\"hidden_size\": 384}\n");
+    let out = env.run(&["ingest", "--format", "txt", model.parent().unwrap().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped all-MiniLM-L6-v2: kebab's own data (the index"), "{}", stderr(&out));
+    assert_eq!(env.json(&["stats"])["documents"], 1);
+    // Kept with the notes, the data folder's index and model are still not notes, even under --format txt.
+    let notes = env.notes().to_str().unwrap().to_string();
+    let beside = ["--data-dir", &notes];
+    env.write("notes/models/all-MiniLM-L6-v2/config.json", "{\"hidden_size\": 384}\n");
+    let out = env.run(&[&beside[..], &["ingest", "--format", "txt", &notes]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let docs = env.json(&[&beside[..], &["docs"]].concat());
+    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["notes/tea.md"]);
+}

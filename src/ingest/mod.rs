@@ -9,6 +9,7 @@ mod format;
 pub mod html;
 pub mod jsonl;
 pub mod markdown;
+mod own;
 pub mod pdf;
 mod pipeline;
 mod remembered;
@@ -165,6 +166,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
     let limits = ChunkLimits::default();
     let mut summary = Summary { schema_version: "ingest_summary.v1", ..Summary::default() };
     let held = |store: &Store, root_id, scope: &str| store.count_missing(root_id, scope, &std::collections::HashSet::new());
+    let own = own::Own::of(store);
 
     for target in &targets {
         // A root this run makes (absorbing none) is written in the batch of its notes, and rolled back
@@ -175,7 +177,7 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
         }
         let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
-        let found = walk(target, &excludes, opts.format, opts.format_flag);
+        let found = own.leave_out(walk(target, &excludes, opts.format, opts.format_flag), &target.root_dir);
         let Walk { candidates, errors: mut walk_errors, unlisted, present } = found;
         // A folder named that holds no file kebab reads (and nothing indexed)
         // is said to, not passed as "nothing changed".
@@ -185,7 +187,8 @@ pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOpti
             && unlisted.is_empty()
             && (created || held(store, root_id, &target.scope_key())? == 0)
         {
-            let reason = no_file_read(&root_name, &present, opts.format_flag);
+            let own_data = own.holds(&target.start());
+            let reason = if own_data { own::DATA_DIR.into() } else { no_file_read(&root_name, &present, opts.format_flag) };
             walk_errors.push(Skipped { path: target.scope_key(), reason, folder: true });
         }
         // What the index holds under a folder that could not be listed is

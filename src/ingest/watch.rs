@@ -358,7 +358,7 @@ impl Watched {
 }
 
 /// Whether `rel` is `scope` or below it ("" holds everything).
-fn in_scope(rel: &str, scope: &str) -> bool {
+pub(super) fn in_scope(rel: &str, scope: &str) -> bool {
     scope.is_empty() || rel == scope || rel.strip_prefix(scope).is_some_and(|rest| rest.starts_with('/'))
 }
 
