@@ -155,6 +155,22 @@ fn in_root(root_name: &str, rel: &str) -> String {
 }
 
 pub fn run(store: &mut Store, cfg: &Config, config_dir: &Path, opts: &IngestOptions, on: &mut dyn FnMut(Event)) -> Result<Summary> {
+    let summary = run_targets(store, cfg, config_dir, opts, on);
+    // A new root's batch an error left open is neither kept nor left open
+    // under a caller that goes on with the store (the MCP server).
+    if summary.is_err() {
+        store.rollback_batch();
+    }
+    summary
+}
+
+fn run_targets(
+    store: &mut Store,
+    cfg: &Config,
+    config_dir: &Path,
+    opts: &IngestOptions,
+    on: &mut dyn FnMut(Event),
+) -> Result<Summary> {
     let started = Instant::now();
     // Named paths must all be there; remembered ones that are gone are reported apart.
     let (targets, gone) = if opts.paths.is_empty() {
