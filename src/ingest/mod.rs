@@ -419,10 +419,13 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice, format_flag: 
     let rel_of = |p: &Path| relative(p, &target.root_dir);
     let walker = walkdir::WalkDir::new(&start).follow_links(false).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(|e| {
+        // Hidden files and folders below what was named are not notes (`.obsidian/`, Obsidian's
+        // `.trash/`), as `kebab watch` holds: one it ignored, an ingest read back.
+        let hidden = e.depth() > 0 && e.file_name().as_encoded_bytes().starts_with(b".");
         let rel = rel_of(e.path());
         // Directory patterns such as `**/.git/**` match what is inside the
         // folder, so test a name inside it to prune the whole folder.
-        !(excludes.is_match(&rel) || (e.file_type().is_dir() && !rel.is_empty() && excludes.is_match(format!("{rel}/x"))))
+        !(hidden || excludes.is_match(&rel) || (e.file_type().is_dir() && !rel.is_empty() && excludes.is_match(format!("{rel}/x"))))
     });
     for entry in walker {
         let entry = match entry {
@@ -490,7 +493,8 @@ fn no_file_read(root_name: &str, others: &[String], format_flag: bool) -> String
     const SHOWN: usize = 3;
     let extensions = Format::extensions_read();
     if others.is_empty() {
-        return format!("holds no file (none outside workspace.exclude); kebab reads {extensions}: add notes in one of those formats");
+        let none = "none that is not hidden or in workspace.exclude";
+        return format!("holds no file ({none}); kebab reads {extensions}: add notes in one of those formats");
     }
     let mut shown: Vec<String> = others.iter().take(SHOWN).map(|rel| one_line(&in_root(root_name, rel))).collect();
     if others.len() > SHOWN {
