@@ -425,7 +425,8 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice, format_flag: 
         let rel = rel_of(e.path());
         // Directory patterns such as `**/.git/**` match what is inside the
         // folder, so test a name inside it to prune the whole folder.
-        !(hidden || excludes.is_match(&rel) || (e.file_type().is_dir() && !rel.is_empty() && excludes.is_match(format!("{rel}/x"))))
+        let excluded = excludes.is_match(&rel) || (e.file_type().is_dir() && !rel.is_empty() && excludes.is_match(format!("{rel}/x")));
+        !(hidden || excluded)
     });
     for entry in walker {
         let entry = match entry {
