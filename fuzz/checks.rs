@@ -322,8 +322,8 @@ pub fn stream_sse(data: &[u8]) {
     let model = OpenAi::new("http://127.0.0.1:9", "m", Some(KEY.into()), std::time::Duration::from_secs(60));
     let mut shown = None;
     run_stream(data, |lines, answer| {
-        let result = model.read_events("http://127.0.0.1:9/v1/chat/completions", lines, answer);
-        if let Err(LlmError::Stream { message, .. }) = &result {
+        let result = model.read_events("http://127.0.0.1:9/v1/chat/completions", 200, lines, answer);
+        if let Err(LlmError::Stream { message, .. } | LlmError::Http { message, .. }) = &result {
             shown = Some(message.clone());
         }
         result

@@ -103,12 +103,12 @@ impl OpenAi {
         resp: ureq::http::Response<ureq::Body>,
         mut answer: Answer,
     ) -> Result<Completion, LlmError> {
+        let status = resp.status().as_u16();
         let body = http::read_body(resp, MAX_JSON_BODY).map_err(|e| http::stream_error(url, e.to_string(), ""))?;
         let json: Value = serde_json::from_str(&body)
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
         if json.get("error").is_some_and(|e| !e.is_null()) {
-            let message = http::json_message(&json).unwrap_or_default();
-            return Err(http::stream_error(url, http::redact(&http::error_message(&message), self.secret()), ""));
+            return Err(self.reported(url, status, &http::json_message(&json).unwrap_or_default(), &answer));
         }
         let Some(text) = json.pointer("/choices/0/message/content").and_then(Value::as_str) else {
             return Err(http::stream_error(url, "the answer has no choices[0].message.content", ""));
@@ -158,18 +158,32 @@ impl ChatModel for OpenAi {
             "application/json" => return self.whole_answer(&url, resp, answer),
             _ => {}
         }
+        let status = resp.status().as_u16();
         let lines = Lines::new(resp.into_body().into_reader(), MAX_LINE_BYTES).within(self.timeout);
-        self.read_events(&url, lines, answer)
+        self.read_events(&url, status, lines, answer)
     }
 }
 
 impl OpenAi {
+    /// An error the server reported in place of the answer (an `error` event
+    /// or field; `raw` is its message): before any text, the server turning
+    /// the request down with success `status`, as Ollama's error line is;
+    /// after some, a stream that broke, keeping that text.
+    fn reported(&self, url: &str, status: u16, raw: &str, answer: &Answer) -> LlmError {
+        let message = http::redact(&http::error_message(raw), self.secret());
+        match answer.partial() {
+            partial if partial.is_empty() => LlmError::Http { url: url.to_string(), status, message, hint: None },
+            partial => http::stream_error(url, message, &partial),
+        }
+    }
+
     /// Reads the server-sent events of a chat answer from `lines` (the body
-    /// of a response from `url`) until `[DONE]` or the end after a finish
-    /// reason. Public so the stream parser can be fuzzed without a server.
+    /// of a response from `url` with success `status`) until `[DONE]` or the
+    /// end after a finish reason. Public so the stream parser can be fuzzed without a server.
     pub fn read_events(
         &self,
         url: &str,
+        status: u16,
         mut lines: Lines<impl std::io::Read>,
         mut answer: Answer,
     ) -> Result<Completion, LlmError> {
@@ -206,8 +220,7 @@ impl OpenAi {
                 rest.trim()
             } else if let Some(rest) = line.strip_prefix("error:") {
                 // llama.cpp reports a failure mid-stream as an `error` event.
-                let message = http::error_message(rest);
-                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.partial()));
+                return Err(self.reported(url, status, rest, &answer));
             } else if line.trim_start().starts_with('{') {
                 // A bare JSON line: not SSE, but surface its error if it has one.
                 line.trim()
@@ -233,8 +246,7 @@ impl OpenAi {
                 return Err(http::stream_error(url, http::redact(&msg, self.secret()), &answer.partial()));
             };
             if event.get("error").is_some_and(|e| !e.is_null()) {
-                let message = http::error_message(&http::json_message(&event).unwrap_or_default());
-                return Err(http::stream_error(url, http::redact(&message, self.secret()), &answer.partial()));
+                return Err(self.reported(url, status, &http::json_message(&event).unwrap_or_default(), &answer));
             }
             if !line.starts_with("data:") {
                 let msg = format!("expected server-sent events, got {}", http::excerpt(data));
@@ -310,7 +322,7 @@ mod tests {
         let body = format!("{{\"echo\": \"Bearer {key}\"}}\n");
         let mut on_text = |_: &str| Flow::Continue;
         let answer = Answer::new(Instant::now(), &mut on_text);
-        let err = model("http://h:1", Some(key)).read_events("u", Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
+        let err = model("http://h:1", Some(key)).read_events("u", 200, Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
         let shown = err.to_string();
         assert!(shown.contains("expected server-sent events") && shown.contains("[redacted]"), "{shown}");
         assert!(!shown.contains(key), "{shown}");
@@ -322,7 +334,7 @@ mod tests {
         for body in ["error: \n", "data: {\"error\": \"\"}\n", "data: {\"error\": {\"message\": \" \"}}\n"] {
             let mut on_text = |_: &str| Flow::Continue;
             let answer = Answer::new(Instant::now(), &mut on_text);
-            let err = model("http://h:1", None).read_events("u", Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
+            let err = model("http://h:1", None).read_events("u", 200, Lines::new(body.as_bytes(), 1024), answer).unwrap_err();
             assert!(err.to_string().ends_with("the server reported an error without a message"), "{body:?}: {err}");
         }
     }
