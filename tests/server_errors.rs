@@ -43,5 +43,34 @@ fn an_error_before_any_text_is_the_server_answering_with_an_error_for_both_apis(
         let err = failed(kind, reply, "model_error");
         assert!(err.contains("error: the model did not answer; the question is saved: "), "{kind:?}: {err}");
         assert!(err.contains(&format!("{} answered 200: out of memory", kind.chat_path())), "{kind:?}: {err}");
+        // Nothing in the user's settings answers it.
+        assert!(!err.contains("hint:"), "{kind:?}: {err}");
+    }
+}
+
+#[test]
+fn a_prompt_longer_than_the_servers_context_gets_a_hint_naming_llm_context_tokens() {
+    // What llama-server, OpenAI and Ollama say.
+    let llama = concat!(
+        r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","#,
+        r#""type":"exceed_context_size_error"}}"#
+    );
+    let openai = concat!(
+        r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in "#,
+        r#"9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#
+    );
+    let ollama = r#"{"error":"the input length exceeds the context length"}"#;
+    let cases = [
+        (Kind::OpenAi, vec![response("400 Bad Request", "application/json", llama)]),
+        (Kind::OpenAi, vec![response("400 Bad Request", "application/json", openai)]),
+        (Kind::OpenAi, opened_with(Kind::OpenAi, &format!("data: {llama}\n\n"))),
+        (Kind::Ollama, vec![response("400 Bad Request", "application/json", ollama)]),
+        (Kind::Ollama, opened_with(Kind::Ollama, &format!("{ollama}\n"))),
+    ];
+    for (kind, reply) in cases {
+        let err = failed(kind, reply, "model_error");
+        let hint = "hint: the prompt was longer than the model's context on the server: set llm.context_tokens to that context \
+                    or lower (kebab fits its evidence to it), or lower rag.max_context_tokens to send less evidence";
+        assert!(err.contains(hint), "{kind:?}: {err}");
     }
 }

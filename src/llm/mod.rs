@@ -136,6 +136,30 @@ pub struct Completion {
 /// A model server's failure, as the chat providers report it.
 pub use crate::http::ServerError as LlmError;
 
+/// The advice for a prompt longer than the context the server runs the model
+/// with: kebab fits the evidence to `llm.context_tokens` (docs/configuration.md),
+/// so that is the setting to bring down to the server's own context; where it
+/// already is, kebab's estimate of the prompt fell short, and less evidence fits.
+const CONTEXT_HINT: &str = "the prompt was longer than the model's context on the server: set llm.context_tokens to \
+                            that context or lower (kebab fits its evidence to it), or lower rag.max_context_tokens to send \
+                            less evidence";
+
+/// `err` with `CONTEXT_HINT` when the server said the prompt overran the
+/// context (llama.cpp's "exceeds the available context size", OpenAI's and
+/// vLLM's "maximum context length", Ollama's "context length") and no hint
+/// of its own applies.
+pub(crate) fn with_context_hint(err: LlmError) -> LlmError {
+    match err {
+        LlmError::Http { url, status, message, hint: None } => {
+            let lower = message.to_lowercase();
+            let overran =
+                ["context length", "context size", "context_length", "context window"].iter().any(|w| lower.contains(w));
+            LlmError::Http { url, status, message, hint: overran.then(|| CONTEXT_HINT.to_string()) }
+        }
+        other => other,
+    }
+}
+
 /// A chat model. `chat` runs on the calling thread and calls `on_text` with
 /// each piece of the answer as it arrives.
 pub trait ChatModel {

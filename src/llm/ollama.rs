@@ -96,6 +96,7 @@ impl Ollama {
 
     /// A 404 from Ollama usually means the model is not pulled; say how to get it.
     /// Under a base URL ending in /v1 every path is 404: say that instead.
+    /// A prompt over the context gets the context's hint.
     fn with_hint(&self, err: LlmError) -> LlmError {
         match err {
             LlmError::Http { url, status, message, hint: None } => {
@@ -109,7 +110,7 @@ impl Ollama {
                 } else {
                     None
                 };
-                LlmError::Http { url, status, message, hint }
+                super::with_context_hint(LlmError::Http { url, status, message, hint })
             }
             other => other,
         }

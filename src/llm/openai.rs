@@ -93,7 +93,7 @@ impl OpenAi {
     }
 
     fn status_error(&self, url: &str, resp: ureq::http::Response<ureq::Body>) -> LlmError {
-        http::openai_status_error(url, resp, self.secret(), &self.api_key_env, "llm", &self.model)
+        super::with_context_hint(http::openai_status_error(url, resp, self.secret(), &self.api_key_env, "llm", &self.model))
     }
 
     /// A server that ignored `stream: true` sent one JSON completion.
@@ -172,7 +172,9 @@ impl OpenAi {
     fn reported(&self, url: &str, status: u16, raw: &str, answer: &Answer) -> LlmError {
         let message = http::redact(&http::error_message(raw), self.secret());
         match answer.partial() {
-            partial if partial.is_empty() => LlmError::Http { url: url.to_string(), status, message, hint: None },
+            partial if partial.is_empty() => {
+                super::with_context_hint(LlmError::Http { url: url.to_string(), status, message, hint: None })
+            }
             partial => http::stream_error(url, message, &partial),
         }
     }
