@@ -7,16 +7,16 @@
 
 mod common;
 
-use common::fake_server::{Kind, Server, Step, chunk, end, response, server_home, stream_head};
+use common::fake_server::{Kind, Server, Step, chunk, end, response, server_home, stream_head, wait};
 use common::stderr;
 
 const QUESTION: &str = "How do I create a new project with cargo?";
 
-/// `kebab ask` against one scripted reply: its stderr, after checking that the
-/// ask failed and was saved as `reason`.
-fn failed(kind: Kind, reply: Vec<Step>, reason: &str) -> String {
+/// `kebab ask`, giving up on a silent server after `timeout_secs`, against one
+/// scripted reply: its stderr, after checking that the ask failed and was saved as `reason`.
+fn failed(kind: Kind, reply: Vec<Step>, reason: &str, timeout_secs: u64) -> String {
     let server = Server::start(vec![reply]);
-    let env = server_home(kind, &server, 5, "");
+    let env = server_home(kind, &server, timeout_secs, "");
     let out = env.run(&["ask", QUESTION]);
     let (shown, err) = (String::from_utf8_lossy(&out.stdout).to_string(), stderr(&out));
     assert_eq!(out.status.code(), Some(2), "{kind:?}: {shown}{err}");
@@ -40,7 +40,7 @@ fn an_error_before_any_text_is_the_server_answering_with_an_error_for_both_apis(
         (Kind::OpenAi, vec![response("200 OK", "application/json", r#"{"error":{"message":"out of memory"}}"#)]),
     ];
     for (kind, reply) in cases {
-        let err = failed(kind, reply, "model_error");
+        let err = failed(kind, reply, "model_error", 5);
         assert!(err.contains("error: the model did not answer; the question is saved: "), "{kind:?}: {err}");
         assert!(err.contains(&format!("{} answered 200: out of memory", kind.chat_path())), "{kind:?}: {err}");
         // Nothing in the user's settings answers it.
@@ -68,9 +68,28 @@ fn a_prompt_longer_than_the_servers_context_gets_a_hint_naming_llm_context_token
         (Kind::Ollama, opened_with(Kind::Ollama, &format!("{ollama}\n"))),
     ];
     for (kind, reply) in cases {
-        let err = failed(kind, reply, "model_error");
+        let err = failed(kind, reply, "model_error", 5);
         let hint = "hint: the prompt was longer than the model's context on the server: set llm.context_tokens to that context \
                     or lower (kebab fits its evidence to it), or lower rag.max_context_tokens to send less evidence";
         assert!(err.contains(hint), "{kind:?}: {err}");
+    }
+}
+
+#[test]
+fn an_openai_answer_sent_whole_that_breaks_off_says_it_broke_off_not_that_it_is_malformed() {
+    // A server that ignored `stream` and promised a JSON answer longer than what it sent.
+    let whole = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Run `cargo new hello` [#1]."}}]}"#;
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", whole.len());
+    let half = Step::Send(format!("{head}{}", &whole[..40]).into_bytes());
+    let cases = [
+        // The connection closes there.
+        (vec![half.clone()], "broke: the server closed the connection mid-answer"),
+        // The server goes quiet there.
+        (vec![half, wait(60_000)], "sent nothing for 1 s"),
+    ];
+    for (reply, said) in cases {
+        let err = failed(Kind::OpenAi, reply, "llm_stream_aborted", 1);
+        assert!(err.contains(said), "{said}: {err}");
+        assert!(!err.contains("malformed"), "{said}: {err}");
     }
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::stream::{self, Answer};
-use crate::http::{self, Lines, MAX_LINE_BYTES};
+use crate::http::{self, LineError, Lines, MAX_LINE_BYTES};
 use super::{ChatModel, ChatRequest, Completion, Flow, LlmError, Usage};
 use crate::config::LlmConfig;
 
@@ -104,7 +104,9 @@ impl OpenAi {
         mut answer: Answer,
     ) -> Result<Completion, LlmError> {
         let status = resp.status().as_u16();
-        let body = http::read_body(resp, MAX_JSON_BODY).map_err(|e| http::stream_error(url, e.to_string(), ""))?;
+        // Cut short, what came is no answer: the error says it broke off (or stalled), not that it is malformed.
+        let body = http::read_whole_body(resp, MAX_JSON_BODY)
+            .map_err(|e| http::read_error(url, self.timeout, LineError::Io(e), ""))?;
         let json: Value = serde_json::from_str(&body)
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
         if json.get("error").is_some_and(|e| !e.is_null()) {
