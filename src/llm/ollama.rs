@@ -195,7 +195,7 @@ impl Ollama {
                 return Err(http::stream_error(&url, msg, &answer.partial()));
             };
             if let Some(message) = event.get("error").and_then(|_| http::json_message(&event)) {
-                return Err(if answer.partial().is_empty() {
+                return Err(if answer.shown_nothing() {
                     self.with_hint(LlmError::Http { url, status, message: http::error_message(&message), hint: None })
                 } else {
                     http::stream_error(&url, http::error_message(&message), &answer.partial())

@@ -173,11 +173,10 @@ impl OpenAi {
     /// after some, a stream that broke, keeping that text.
     fn reported(&self, url: &str, status: u16, raw: &str, answer: &Answer) -> LlmError {
         let message = http::redact(&http::error_message(raw), self.secret());
-        match answer.partial() {
-            partial if partial.is_empty() => {
-                super::with_context_hint(LlmError::Http { url: url.to_string(), status, message, hint: None })
-            }
-            partial => http::stream_error(url, message, &partial),
+        if answer.shown_nothing() {
+            super::with_context_hint(LlmError::Http { url: url.to_string(), status, message, hint: None })
+        } else {
+            http::stream_error(url, message, &answer.partial())
         }
     }
 

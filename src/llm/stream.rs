@@ -228,13 +228,16 @@ impl<'a> Answer<'a> {
         (self.on_text)(piece)
     }
 
-    /// The answer so far, for the error of a stream that broke: with the text
-    /// held back, which no `</think>` came to make reasoning.
+    /// The answer so far, for the error of a stream that broke: what was
+    /// shown of it (a tag's start held back was not, and is not kept).
     pub fn partial(&self) -> String {
-        match self.think {
-            Think::Undecided | Think::Headless => format!("{}{}", self.text, self.held),
-            Think::Inside | Think::After | Think::Answer => self.text.clone(),
-        }
+        self.text.clone()
+    }
+
+    /// Nothing has been shown yet, reasoning included: an error now is the
+    /// server turning the request down, not a stream breaking under the reader's eyes.
+    pub fn shown_nothing(&self) -> bool {
+        self.first_token.is_none()
     }
 
     pub fn finish(mut self, usage: Usage, stopped: bool) -> Completion {
@@ -399,6 +402,22 @@ mod tests {
             let whole = size >= thought.len() + CLOSE.len();
             assert_eq!(passed.concat(), if whole { done.text.clone() } else { marked.clone() }, "in pieces of {size}");
         }
+    }
+
+    #[test]
+    fn a_stream_that_breaks_keeps_what_was_shown_and_says_whether_anything_was_reasoning_included() {
+        let mut on_text = |_: &str| Flow::Continue;
+        let mut answer = Answer::new(Instant::now(), &mut on_text);
+        // The start of a tag is held back, so nothing is shown and nothing kept.
+        answer.push("<th");
+        assert_eq!((answer.partial(), answer.shown_nothing()), (String::new(), true));
+        let mut answer = Answer::new(Instant::now(), &mut on_text);
+        answer.push("Let me check the notes.");
+        answer.push(" Cargo it is.</think>");
+        // Reasoning was shown, then said to be reasoning: no answer text, but not nothing shown.
+        assert_eq!((answer.partial(), answer.shown_nothing()), (String::new(), false));
+        answer.push("Run it");
+        assert_eq!(answer.partial(), "Run it");
     }
 
     #[test]
