@@ -249,6 +249,23 @@ fn symlink_loops_are_not_followed_and_a_dangling_link_is_reported() {
 }
 
 #[test]
+fn a_link_loop_is_skipped_as_a_link_loop_to_fix_or_remove() {
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    // Two links naming each other: neither leads to a file.
+    std::os::unix::fs::symlink(env.path("notes/pong.md"), env.path("notes/ping.md")).unwrap();
+    std::os::unix::fs::symlink(env.path("notes/ping.md"), env.path("notes/pong.md")).unwrap();
+    let (summary, stderr) = ingest(&env, &env.notes());
+    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    for name in ["ping.md", "pong.md"] {
+        let reason = skip_reason(&summary, name).unwrap_or_else(|| panic!("{summary}"));
+        assert!(reason.contains("link loop") && reason.contains("fix or remove the link"), "{reason}");
+        assert!(!reason.contains("if it is not a note"), "a loop is not a question of what the file is: {reason}");
+    }
+    assert!(stderr.contains("notes/ping.md: cannot read: a symbolic link that leads back to itself"), "{stderr}");
+}
+
+#[test]
 fn an_unreadable_file_and_a_dangling_link_are_skipped_saying_what_to_do() {
     use std::os::unix::fs::PermissionsExt;
     let env = env();

@@ -517,6 +517,11 @@ pub(super) fn cannot_read(e: &std::io::Error, symlink: bool) -> String {
         NotFound if symlink => {
             format!("cannot read: a symbolic link whose target is gone ({e}); fix or remove the link, or list it in workspace.exclude")
         }
+        // ELOOP: `ErrorKind::FilesystemLoop` is unstable (Rust 1.95), so its name is compared.
+        _ if symlink && format!("{:?}", e.kind()) == "FilesystemLoop" => format!(
+            "cannot read: a symbolic link that leads back to itself, a link loop ({e}); fix or remove the link, \
+             or list it in workspace.exclude"
+        ),
         NotFound => format!("cannot read: {e}; it went away while kebab ran (the next `kebab ingest` catches up)"),
         PermissionDenied => format!("cannot read: {e}; let this user read it (chmod u+r), or list it in workspace.exclude"),
         _ => format!("cannot read: {e}; if it is not a note, list it in workspace.exclude"),
