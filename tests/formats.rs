@@ -179,9 +179,7 @@ fn unchanged_html_and_pdf_are_skipped_and_deleted_ones_pruned() {
     assert_eq!((kept["missing"].as_u64(), kept["removed"].as_u64()), (Some(2), Some(0)), "{kept}");
     let pruned = env.json(&["ingest", "--prune", notes]);
     assert_eq!(pruned["removed"], 2, "{pruned}");
-    let docs = env.json(&["docs"]);
-    let paths: Vec<&str> = docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
-    assert_eq!(paths, ["notes/keep.md"]);
+    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
 }
 
 #[test]

@@ -81,13 +81,6 @@ fn integrity_ok(env: &Env) {
     assert_eq!(verdict, "ok");
 }
 
-/// Paths of the indexed documents, as `kebab docs --json` lists them.
-fn doc_paths(env: &Env) -> Vec<String> {
-    let docs = env.json(&["docs"]);
-    let list = docs["documents"].as_array().unwrap_or_else(|| panic!("no documents list: {docs}"));
-    list.iter().map(|d| d["path"].as_str().unwrap().to_string()).collect()
-}
-
 /// The reason recorded for a skipped file whose path ends with `name`.
 fn skip_reason(summary: &serde_json::Value, name: &str) -> Option<String> {
     summary["skipped_files"]
@@ -112,7 +105,7 @@ fn invalid_utf8_is_skipped_with_a_warning_that_says_how_to_fix_it() {
         assert!(reason.contains("not valid UTF-8") && reason.contains("convert"), "{reason}");
         assert!(stderr.contains(&format!("notes/{name}")), "the warning names the file: {stderr}");
     }
-    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
     integrity_ok(&env);
 }
 
@@ -137,7 +130,7 @@ fn a_utf16_note_is_named_as_utf16_with_how_to_convert_it_not_as_binary() {
         assert!(!reason.contains("binary"), "{name}: {reason}");
         assert!(stderr.contains(&format!("notes/{name}")), "the warning names the file: {stderr}");
     }
-    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
 }
 
 #[test]
@@ -162,7 +155,7 @@ fn nul_bytes_and_binary_files_named_md_are_skipped_as_binary() {
     assert!(skip_reason(&summary, "image.md").unwrap().contains("binary"), "{summary}");
     assert!(skip_reason(&summary, "noise.md").unwrap().contains("not valid UTF-8"), "{summary}");
     assert_eq!(summary["added"], 1);
-    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
     integrity_ok(&env);
 }
 
@@ -178,7 +171,7 @@ fn a_file_over_max_file_bytes_is_skipped_naming_the_setting() {
     let reason = skip_reason(&summary, "huge.md").unwrap();
     assert!(reason.contains("workspace.max_file_bytes") && reason.contains("raise"), "{reason}");
     assert!(stderr.contains("notes/huge.md") && stderr.contains("workspace.max_file_bytes"), "{stderr}");
-    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
     integrity_ok(&env);
 }
 
@@ -241,7 +234,7 @@ fn symlink_loops_are_not_followed_and_a_dangling_link_is_reported() {
     std::os::unix::fs::symlink(env.path("notes"), env.path("notes/self")).unwrap();
     std::os::unix::fs::symlink(env.path("notes/missing.md"), env.path("notes/dangling.md")).unwrap();
     let (summary, stderr) = ingest(&env, &env.notes());
-    assert_eq!(doc_paths(&env), ["notes/good.md", "notes/sub/inner.md"], "each file once: {summary}");
+    assert_eq!(env.doc_paths(), ["notes/good.md", "notes/sub/inner.md"], "each file once: {summary}");
     let reason = skip_reason(&summary, "dangling.md").unwrap_or_else(|| panic!("{summary}"));
     assert!(reason.contains("cannot read"), "{reason}");
     assert!(stderr.contains("notes/dangling.md"), "{stderr}");
@@ -256,7 +249,7 @@ fn a_link_loop_is_skipped_as_a_link_loop_to_fix_or_remove() {
     std::os::unix::fs::symlink(env.path("notes/pong.md"), env.path("notes/ping.md")).unwrap();
     std::os::unix::fs::symlink(env.path("notes/ping.md"), env.path("notes/pong.md")).unwrap();
     let (summary, stderr) = ingest(&env, &env.notes());
-    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    assert_eq!(env.doc_paths(), ["notes/good.md"], "{summary}");
     for name in ["ping.md", "pong.md"] {
         let reason = skip_reason(&summary, name).unwrap_or_else(|| panic!("{summary}"));
         assert!(reason.contains("link loop") && reason.contains("fix or remove the link"), "{reason}");
@@ -294,7 +287,7 @@ fn a_symlinked_file_from_outside_is_read_but_a_symlinked_folder_is_not_walked() 
     ingest(&env, &env.notes());
     // A file link is the user's own choice of content, under the link's name;
     // folder links are never followed (that is what rules out loops).
-    assert_eq!(doc_paths(&env), ["notes/good.md", "notes/linked.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md", "notes/linked.md"]);
     integrity_ok(&env);
 }
 
@@ -311,7 +304,7 @@ fn an_unreadable_file_is_reported_or_read_as_the_os_allows() {
     let readable = std::fs::read(&locked).is_ok();
     let (summary, stderr) = ingest(&env, &env.notes());
     std::fs::set_permissions(env.path("notes/closed"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let docs = doc_paths(&env);
+    let docs = env.doc_paths();
     assert!(docs.contains(&"notes/good.md".to_string()));
     if readable {
         assert_eq!(docs, ["notes/closed/inside.md", "notes/good.md", "notes/locked.md"]);
@@ -345,7 +338,7 @@ fn file_names_with_newlines_and_escapes_are_indexed_and_printed_escaped() {
         assert!(out.status.success(), "{args:?}");
         assert_clean(&out);
     }
-    let docs = doc_paths(&env);
+    let docs = env.doc_paths();
     assert_eq!(docs.len(), 4, "{docs:?}");
     assert!(docs.contains(&"notes/two\nlines.md".to_string()), "JSON keeps the real name: {docs:?}");
     let search = String::from_utf8(run_within(&env, &["search", "newlinename", "--mode", "lexical"], 60).stdout).unwrap();
@@ -385,7 +378,7 @@ fn a_50_mb_pdf_is_skipped_by_size_and_read_within_its_bound_when_allowed() {
     let (summary, _) = ingest(&env, &env.notes());
     let reason = skip_reason(&summary, "big.pdf").unwrap();
     assert!(reason.contains("workspace.max_file_bytes"), "{reason}");
-    assert_eq!(doc_paths(&env), ["notes/good.md"]);
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
 
     // Allowed in, it is parsed by the helper process and its page indexed.
     env.write(
@@ -415,7 +408,7 @@ fn malformed_pdfs_are_reported_and_skipped_and_the_run_goes_on() {
     env.write("notes/empty.pdf", "");
 
     let (summary, stderr) = ingest(&env, &env.notes());
-    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    assert_eq!(env.doc_paths(), ["notes/good.md"], "{summary}");
     for name in ["truncated.pdf", "garbage_xref.pdf", "encrypted.pdf", "not_a_pdf.pdf", "empty.pdf"] {
         let reason = skip_reason(&summary, name).unwrap_or_else(|| panic!("{name} not reported: {summary}"));
         assert!(reason.contains("PDF"), "{name}: {reason}");
@@ -433,7 +426,7 @@ fn a_named_pipe_named_on_the_command_line_is_reported_not_passed_over_and_never_
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     // In a folder it is left alone (reading it would wait for a writer forever).
     let (summary, _) = ingest(&env, &env.notes());
-    assert_eq!(doc_paths(&env), ["notes/good.md"], "{summary}");
+    assert_eq!(env.doc_paths(), ["notes/good.md"], "{summary}");
     for args in [vec!["ingest", fifo.to_str().unwrap()], vec!["ingest", "--format", "md", fifo.to_str().unwrap()]] {
         let out = run_within(&env, &args, 30);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -563,17 +563,13 @@ fn hidden_files_and_folders_are_not_notes_so_a_note_moved_to_the_trash_is_not_in
     env.write("notes/.obsidian/plugins/x/README.md", "# Plugin\n\nThe vault code is in the settings.\n");
     env.write("notes/.draft.md", "# Draft\n\nThe vault code is secret.\n");
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
-    let paths = |env: &Env| -> Vec<String> {
-        let docs = env.json(&["docs"]);
-        docs["documents"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap().to_string()).collect()
-    };
-    assert_eq!(paths(&env), ["notes/keep.md", "notes/old.md"]);
+    assert_eq!(env.doc_paths(), ["notes/keep.md", "notes/old.md"]);
     std::fs::create_dir(env.path("notes/.trash")).unwrap();
     std::fs::rename(env.path("notes/old.md"), env.path("notes/.trash/old.md")).unwrap();
     let s = env.json(&["ingest", "--prune", env.notes().to_str().unwrap()]);
     assert_eq!((s["added"].as_u64(), s["removed"].as_u64()), (Some(0), Some(1)), "{s}");
-    assert_eq!(paths(&env), ["notes/keep.md"]);
+    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
     // One named is read all the same.
     env.ok(&["ingest", env.path("notes/.trash/old.md").to_str().unwrap()]);
-    assert_eq!(paths(&env), ["notes/.trash/old.md", "notes/keep.md"]);
+    assert_eq!(env.doc_paths(), ["notes/.trash/old.md", "notes/keep.md"]);
 }

@@ -93,6 +93,13 @@ impl Env {
         let text = self.ok(&all);
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
     }
+
+    /// Paths of the indexed documents, as `kebab docs --json` lists them.
+    pub fn doc_paths(&self) -> Vec<String> {
+        let docs = self.json(&["docs"]);
+        let list = docs["documents"].as_array().unwrap_or_else(|| panic!("no documents list: {docs}"));
+        list.iter().map(|d| d["path"].as_str().unwrap().to_string()).collect()
+    }
 }
 
 /// A home with `fixtures/research/` indexed and the built-in model configured
