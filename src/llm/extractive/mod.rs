@@ -4,10 +4,11 @@
 //! new content over echo, the kind of answer the question's form asks for),
 //! quoting each exactly with its `[#n]` marker — so rag-v2 verification holds
 //! — and streaming the quotes word by word. A sentence that introduces a list
-//! or code block brings it along (`text`). When nothing covers enough of the
+//! or code block brings it along (`text`, `quote`). When nothing covers enough of the
 //! question it says so in words, with no marker, which the pipeline records
 //! as the model's own refusal.
 
+mod quote;
 mod score;
 mod text;
 
@@ -17,7 +18,7 @@ use super::{ChatModel, ChatRequest, Completion, Flow, Grounding, LlmError, Usage
 use crate::{markup, words};
 use crate::script::estimate_tokens;
 use score::{AskKind, Indexed, Question};
-use text::{Unit, UnitKind};
+use text::Unit;
 
 /// Below this share of the question covered, the best sentence does not
 /// answer it. Low on purpose: the ask gate has already refused weak evidence;
@@ -27,8 +28,6 @@ pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one.
 const FOLLOW_SHARE: f64 = 0.5;
 const MAX_QUOTES: usize = 5;
-/// Most words of a sentence a quote brings along as the end of its own.
-const FRAGMENT_WORDS: usize = 4;
 /// A unit brought in for a question word the others miss must score at
 /// least this share of the best one.
 const MISSING_SHARE: f64 = 0.25;
@@ -47,9 +46,6 @@ const MAX_CANDIDATE_CHARS: usize = 400;
 /// answer changes (its sections are longer), and notes written under
 /// labels are answered.
 const LABELLED_SECTION: usize = 2;
-/// Most words of a title line, and how many units under it one brings.
-const TITLE_WORDS: usize = 6;
-const TITLE_BRINGS: usize = 3;
 /// How much closeness in meaning counts against the word score, when
 /// measured. Chosen on the English dev split from 0.3–1.0 (hybrid, built-in
 /// model): 0.8 answered best; words alone (0) or meaning alone (1) less well.
@@ -208,6 +204,34 @@ impl<'a> Reading<'a> {
         Some(Reading { all, indexed, q, ctx_q, bare, said: markup::normalise(&g.said) })
     }
 
+    /// For a question that names the value it wants: keeps the units that
+    /// hold one (or bring one), in the entries most about the topic.
+    fn keep_holding(&self, g: &Grounding, value: &score::Value, touched: &mut Vec<Scored>) {
+        let all = self.all;
+        // How much of the topic each entry holds, once per entry, its
+        // headings included (a list of prices under "Bathroom silicone").
+        let mut about: Vec<(usize, f64)> = Vec::new();
+        for u in &self.indexed {
+            let n = u.unit.n;
+            if !about.iter().any(|&(m, _)| m == n) {
+                let titled = g.headings.iter().find(|h| h.n == n).map(|h| Indexed::new(u.unit, all).with_title(&h.text));
+                let topic = self.q.terms.iter().zip(&self.q.weights).filter(|(t, _)| !value.named_by(t));
+                let in_entry = |t: &str| titled.as_ref().is_some_and(|x| x.has(t)) || self.indexed.iter().any(|v| v.unit.n == n && v.has(t));
+                let held = topic.filter(|(t, _)| in_entry(t)).map(|(_, w)| w);
+                about.push((n, held.sum()));
+            }
+        }
+        let most = about.iter().map(|&(_, a)| a).fold(0.0, f64::max);
+        let most_about = |n: usize| about.iter().any(|&(m, a)| m == n && a >= most);
+        // The value may be in the sentence after the one naming the topic
+        // ("The guesthouse was near the beach. Two nights were 300,000 won."),
+        // which the best sentence brings with it.
+        let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
+        let asked = words::words(&g.question);
+        let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n), &asked));
+        touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
+    }
+
     /// Units the question's words touch, scored on words alone, best first.
     fn lexical(&self) -> Vec<Scored> {
         let near = if self.bare { after_said(self.all, &self.said) } else { vec![0.0; self.all.len()] };
@@ -294,28 +318,7 @@ pub fn answer(g: &Grounding) -> String {
     // question's topic as any (the dentist's, not the plumber's number).
     let priced = || g.evidence.iter().any(|(_, text)| score::writes_prices(text));
     if let Some(value) = score::Value::asked(&g.question, priced) {
-        // How much of the topic each entry holds, once per entry, its
-        // headings included (a list of prices under "Bathroom silicone").
-        let mut about: Vec<(usize, f64)> = Vec::new();
-        for u in &read.indexed {
-            let n = u.unit.n;
-            if !about.iter().any(|&(m, _)| m == n) {
-                let titled = g.headings.iter().find(|h| h.n == n).map(|h| Indexed::new(u.unit, &all).with_title(&h.text));
-                let topic = read.q.terms.iter().zip(&read.q.weights).filter(|(t, _)| !value.named_by(t));
-                let in_entry = |t: &str| titled.as_ref().is_some_and(|x| x.has(t)) || read.indexed.iter().any(|v| v.unit.n == n && v.has(t));
-                let held = topic.filter(|(t, _)| in_entry(t)).map(|(_, w)| w);
-                about.push((n, held.sum()));
-            }
-        }
-        let most = about.iter().map(|&(_, a)| a).fold(0.0, f64::max);
-        let most_about = |n: usize| about.iter().any(|&(m, a)| m == n && a >= most);
-        // The value may be in the sentence after the one naming the topic
-        // ("The guesthouse was near the beach. Two nights were 300,000 won."),
-        // which the best sentence brings with it.
-        let entry = |n: usize| g.evidence.iter().find(|(m, _)| *m == n).map_or("", |(_, text)| text.as_str());
-        let asked = words::words(&g.question);
-        let holds = |i: usize| all[i].quoted_with(i).chain(all[i].next).any(|j| value.in_entry(&all[j].text, entry(all[j].n), &asked));
-        touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
+        read.keep_holding(g, &value, &mut touched);
         if !touched.iter().any(|s| s.cov >= MIN_COVERAGE) {
             return refuse.to_string();
         }
@@ -325,93 +328,10 @@ pub fn answer(g: &Grounding) -> String {
     } else {
         blend(&touched, &g.closeness, &read.indexed)
     };
-    let (indexed, q, said, kind) = (&read.indexed, &read.q, &read.said, read.q.kind);
-    let chosen = choose(&scored, &all, indexed, q);
-    let mut quotes: Vec<usize> = Vec::new();
-    for (k, &c) in chosen.iter().enumerate() {
-        // A question the notes ask ("So how do you know which type to use?")
-        // answers nothing itself: the sentence after it does.
-        let Some(c) = past_questions(&all, c) else { continue };
-        // The best sentence brings the one after it, which often says the
-        // rest (a definition's second half, the command); so does an
-        // announcement ("First, let's take a look at the ownership rules."),
-        // which says nothing itself: what it announces comes next. Any quoted
-        // sentence brings a next one that introduces a list or code ("You can
-        // take five actions …", then "Those superpowers include:" and the five).
-        let leads = k == 0 || score::only_announces(&indexed[c]);
-        let next = all[c]
-            .next
-            .filter(|&x| (leads || !all[x].follow.is_empty()) && all[c].follow.is_empty() && !already_said(said, &all[x].text));
-        // A next sentence that introduces a command or list ("Take a look at
-        // the following example:") brings it too: it is what the best one said.
-        let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());
-        let titled = if k == 0 { under_title(&all, c) } else { Vec::new() };
-        // What ends in a code block brings the sentence after the block,
-        // which says what the code shows ("The type of `s` here is
-        // `&str`"), unless that sentence announces what comes next; so does
-        // an announcement whose block is not in the notes (an included
-        // file, a picture): the sentence after it says what it showed.
-        let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).collect();
-        let announces_nothing =
-            |l: usize| all[l].kind == UnitKind::Sentence && all[l].text.trim_end().ends_with(':') && all[l].follow.is_empty();
-        let explained = group.last().filter(|&&l| all[l].kind == UnitKind::Code || announces_nothing(l)).map(|&l| l + 1).filter(|&x| {
-            all.get(x).is_some_and(|u| {
-                u.n == all[c].n && u.kind == UnitKind::Sentence && !u.text.trim_end().ends_with(':') && !already_said(said, &u.text)
-            })
-        });
-        for i in group.into_iter().chain(explained).chain(titled) {
-            if !quotes.contains(&i) {
-                quotes.push(i);
-            }
-            let ends_it = |x: &usize| fragment(&indexed[*x]) && !quotes.contains(x) && !already_said(said, &all[*x].text);
-            if let Some(x) = all[i].next.filter(ends_it) {
-                quotes.push(x);
-            }
-        }
-    }
-    if quotes.is_empty() {
-        // Only questions of the notes' own matched: quote the best as it is.
-        quotes.push(chosen[0]);
-    }
-    // An example question wants code, and so does a "how do I" whose best
-    // sentence names none (the command is in the block under it): the block
-    // nearest the best sentence, in its entry, or else in the entry of the
-    // next chosen sentence that has one (the passage that says what to do
-    // may be split from the one saying why: "run the tests one at a time",
-    // then the command in the next chunk).
-    let best_names_code = all[chosen[0]].quoted_with(chosen[0]).any(|i| all[i].kind == UnitKind::Code || all[i].text.contains('`'));
-    let wants_code = kind == AskKind::Example || (kind == AskKind::HowTo && !best_names_code);
-    if wants_code
-        && !quotes.iter().any(|&i| all[i].kind == UnitKind::Code)
-        && let Some(code) = chosen.iter().find_map(|&c| nearest_code(&all, c))
-    {
-        quotes.push(code);
-    }
-    // A "how do I" answer names what to call or run: when no quoted
-    // sentence does (a code block, often the program's run, does not say
-    // it), the best sentence that names code, from any entry, is quoted too.
-    let names_code = |i: usize| all[i].kind != UnitKind::Code && all[i].text.contains('`');
-    if kind == AskKind::HowTo
-        && !quotes.iter().any(|&i| names_code(i))
-        && let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= scored[0].0 * MISSING_SHARE && names_code(*i))
-    {
-        quotes.extend(all[i].quoted_with(i).filter(|j| !quotes.contains(j)).collect::<Vec<_>>());
-    }
-    quotes.iter().map(|&i| quote(&all[i])).collect::<Vec<_>>().join("\n")
-}
-
-/// A sentence short enough to be the end of the one before it ("Cold pulls
-/// fixed it.", "1차 수확량은 124 kg이었다."): a quote brings it along. Not a
-/// question, a cheer ("Keep at it!") or an announcement, which go on to
-/// something else.
-fn fragment(u: &Indexed) -> bool {
-    let words = u.unit.text.split_whitespace().count();
-    let end = u.unit.text.trim_end().chars().last();
-    u.unit.kind == UnitKind::Sentence
-        && u.unit.follow.is_empty()
-        && words <= FRAGMENT_WORDS
-        && !matches!(end, Some(':' | '?' | '!'))
-        && !score::only_announces(u)
+    let chosen = choose(&scored, &all, &read.indexed, &read.q);
+    let mut quotes = quote::gather(&read, &chosen);
+    quote::add_code(&read, &chosen, &scored, &mut quotes);
+    quotes.iter().map(|&i| quote::quote(&all[i])).collect::<Vec<_>>().join("\n")
 }
 
 /// The units to quote, best first: those scoring near the best, then, for
@@ -457,31 +377,6 @@ fn is_count(term: &str) -> bool {
     term.chars().all(|c| c.is_ascii_digit()) || words::COUNTS.iter().any(|c| *c == term || score::stem(c) == term)
 }
 
-/// Unit `at`, or when it is a sentence asking a question, the first one
-/// after it in its paragraph that does not. A sentence that states
-/// something before its question ("… more display possibilities: Do you
-/// want commas or not?") is not skipped.
-fn past_questions(all: &[Unit], at: usize) -> Option<usize> {
-    let asks = |u: &Unit| u.kind == UnitKind::Sentence && u.text.trim_end().ends_with(['?', '？']) && !u.text.contains([':', ';']);
-    std::iter::successors(Some(at), |&i| all[i].next).find(|&i| !asks(&all[i]))
-}
-
-/// The units a note's title line brings when it is what answers ("what's
-/// in my reading list?" → "Reading list, autumn"): a label says nothing
-/// itself, the sentences under it do. A title is the entry's first unit, a
-/// few words with no sentence ending.
-fn under_title(all: &[Unit], at: usize) -> Vec<usize> {
-    let u = &all[at];
-    let first = all.iter().position(|x| x.n == u.n) == Some(at);
-    let label = u.kind == UnitKind::Sentence
-        && u.text.split_whitespace().count() <= TITLE_WORDS
-        && !u.text.trim_end().ends_with(['.', '!', '?', ':', ';', '。', '다', '요']);
-    if !(first && label) {
-        return Vec::new();
-    }
-    (at + 1..all.len()).filter(|&i| all[i].n == u.n && all[i].kind.is_scored()).take(TITLE_BRINGS).collect()
-}
-
 /// For a bare follow-up: how close each unit sits after one the previous
 /// turn quoted (in the same entry), as a stand-in for coverage.
 fn after_said(all: &[Unit], said: &str) -> Vec<f64> {
@@ -505,23 +400,6 @@ fn already_said(said: &str, text: &str) -> bool {
     let t = markup::normalise(text);
     let head: String = t.chars().take(60).collect();
     head.chars().count() >= 20 && said.contains(&head)
-}
-
-/// The code block closest to unit `at` within the same evidence entry.
-fn nearest_code(all: &[Unit], at: usize) -> Option<usize> {
-    let n = all[at].n;
-    (0..all.len())
-        .filter(|&i| all[i].n == n && all[i].kind == UnitKind::Code)
-        .min_by_key(|&i| (i.abs_diff(at), i < at))
-}
-
-/// A unit quoted with its marker, between delimiters its text does not hold.
-fn quote(u: &Unit) -> String {
-    if u.text.contains('"') || u.kind == UnitKind::Code {
-        format!("\u{201C}{}\u{201D} [#{}]", u.text, u.n)
-    } else {
-        format!("\"{}\" [#{}]", u.text, u.n)
-    }
 }
 
 #[cfg(test)]
