@@ -33,6 +33,15 @@ pub(super) struct Built {
     pub(super) generate_ms: f64,
 }
 
+/// A generated answer checked: what the `Answer` records of the checks.
+struct Checked {
+    verification: Option<verify::Verification>,
+    attribution: Option<attribute::Attribution>,
+    /// Why the answer is refused, if it is.
+    refusal: Option<&'static str>,
+    citations: Vec<answer::CitationRef>,
+}
+
 /// One ask in progress: what every stage reads.
 pub(super) struct Run<'a> {
     pub(super) store: &'a Store,
@@ -141,21 +150,8 @@ impl<'a> Run<'a> {
         sink: &mut dyn FnMut(&str) -> bool,
         cancel: &AtomicBool,
     ) -> Result<Built> {
-        let (opts, cfg, template, korean) = (self.opts, self.cfg, self.b.template, self.b.korean);
-        let retrieval_query = &self.b.retrieval_query;
-
-        // Pack.
         let t = Instant::now();
-        let system = render::system_prompt(template, korean, !self.prior.is_empty());
-        let fixed = self.fixed_tokens(&system);
-        let spec = pack::Spec { budget_tokens: self.evidence_budget(&system), evidence: cfg.rag.evidence, query: retrieval_query };
-        let packing = pack::pack_with(self.store, &hits, &spec)?;
-        // Earlier turns get what the evidence left of the model's context.
-        let history = history::select(
-            self.prior,
-            cfg.rag.history_max_turns,
-            self.context.saturating_sub(fixed + packing.used_tokens),
-        );
+        let (packing, history) = self.pack(&hits)?;
         explain.history_kept = history.turns.len();
         explain.history_dropped = history.dropped;
         explain.history_shortened = history.shortened;
@@ -165,8 +161,70 @@ impl<'a> Run<'a> {
             return Ok(self.refused("no_chunks", top_score, hits, explain));
         }
 
-        // Render and generate.
-        let mut req = ChatRequest {
+        let mut req = self.request(&packing, &history);
+        explain.timings.before_model = ms(self.b.started);
+        let t = Instant::now();
+        // The built-in answerer's reading of the evidence is part of its answering time.
+        if let Some(g) = req.grounding.as_mut() {
+            closeness::measure(self.engine, self.b.mode, self.model, g);
+        }
+        let g = generate::generate(self.model, &req, sink, cancel);
+        explain.timings.generate = ms(t);
+        explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
+
+        let Checked { verification, attribution, refusal, citations } = self.check(&g, &packing);
+        let usage_info = usage(&g, &req);
+        // A reply with no text is refused as any ungrounded one, but in kebab's words saying why,
+        // or the refusal would explain nothing.
+        let text = match refusal {
+            Some("llm_self_judge") if g.text.trim().is_empty() => no_answer_text(g.reasoned, g.length, self.b.korean),
+            _ => g.text,
+        };
+        let answer = Answer {
+            schema_version: "answer.v1",
+            answer: text,
+            citations,
+            grounded: refusal.is_none(),
+            refusal_reason: refusal,
+            model: self.b.model.clone(),
+            embedding: self.b.embedding.clone(),
+            prompt_template_version: self.b.template.as_str().to_string(),
+            retrieval: self.b.retrieval(top_score, hits.len(), packing.entries.len()),
+            usage: usage_info,
+            created_at: now_rfc3339(),
+            candidates: Vec::new(),
+            verification,
+            attribution,
+            conversation_id: None,
+            turn_index: None,
+            hops: None,
+            finish: g.length.then_some(answer::Finish::Length),
+        };
+        explain.hits = hits;
+        let packed = packing.entries.clone();
+        explain.packing = packing;
+        let generate_ms = explain.timings.generate;
+        Ok(Built { answer, explain, error: g.error, packed, generate_ms })
+    }
+
+    /// The evidence packed into the budget, and the earlier turns that fit in
+    /// what it leaves of the model's context.
+    fn pack(&self, hits: &[SearchHit]) -> Result<(pack::Packing, history::HistorySelection)> {
+        let system = render::system_prompt(self.b.template, self.b.korean, !self.prior.is_empty());
+        let fixed = self.fixed_tokens(&system);
+        let (budget_tokens, rag) = (self.evidence_budget(&system), &self.cfg.rag);
+        let spec = pack::Spec { budget_tokens, evidence: rag.evidence, query: &self.b.retrieval_query };
+        let packing = pack::pack_with(self.store, hits, &spec)?;
+        // Earlier turns get what the evidence left of the model's context.
+        let history = history::select(self.prior, rag.history_max_turns, self.context.saturating_sub(fixed + packing.used_tokens));
+        Ok((packing, history))
+    }
+
+    /// The request to the model: the prompt rendered over the packed
+    /// evidence and the turns kept, and what the built-in answerer reads.
+    fn request(&self, packing: &pack::Packing, history: &history::HistorySelection) -> ChatRequest {
+        let (opts, cfg, template, korean) = (self.opts, self.cfg, self.b.template, self.b.korean);
+        ChatRequest {
             messages: render::render(template, korean, &packing.entries, &opts.question, &history.turns),
             temperature: opts.temperature.unwrap_or(cfg.llm.temperature),
             seed: Some(opts.seed.unwrap_or(cfg.llm.seed)),
@@ -183,24 +241,19 @@ impl<'a> Run<'a> {
                 headings: packing.entries.iter().filter_map(pack::Packed::heading).collect(),
                 said: self.prior.last().filter(|p| p.grounded).map(|p| p.answer.clone()).unwrap_or_default(),
             }),
-        };
-        explain.timings.before_model = ms(self.b.started);
-        let t = Instant::now();
-        // The built-in answerer's reading of the evidence is part of its answering time.
-        if let Some(g) = req.grounding.as_mut() {
-            closeness::measure(self.engine, self.b.mode, self.model, g);
         }
-        let g = generate::generate(self.model, &req, sink, cancel);
-        explain.timings.generate = ms(t);
-        explain.timings.first_token = g.first_token.map(|d| d.as_secs_f64() * 1000.0);
+    }
 
-        // Extract, attribute, validate, verify.
+    /// What the model wrote, checked: its markers extracted, its quotes
+    /// verified (rag-v2), its sentences attributed, the verdict, and the
+    /// citations it earns.
+    fn check(&self, g: &generate::Generated, packing: &pack::Packing) -> Checked {
         let markers = extract::markers(&g.text);
-        let verification = (template == Template::V2).then(|| {
+        let verification = (self.b.template == Template::V2).then(|| {
             verify::verify(&g.text, &markers, |n| packing.entries.iter().find(|e| e.n == n).map(|e| e.text.as_str()))
         });
         let finished = g.error.is_none() && !g.aborted;
-        let attribution = (finished && cfg.rag.attribution == config::Attribution::Auto)
+        let attribution = (finished && self.cfg.rag.attribution == config::Attribution::Auto)
             .then(|| attribution(&g.text, &markers, &packing.entries, &self.b.reading))
             .flatten();
         let refusal = match &g.error {
@@ -223,40 +276,7 @@ impl<'a> Run<'a> {
             let attributed = a.attributed_entries().into_iter().map(|(n, s)| (n, answer::Origin::Attributed, Some(s)));
             answer::add_citations(&mut citations, attributed, &packing.entries);
         }
-
-        // Build.
-        let usage_info = usage(&g, &req);
-        // A reply with no text is refused as any ungrounded one, but in kebab's words saying why,
-        // or the refusal would explain nothing.
-        let text = match refusal {
-            Some("llm_self_judge") if g.text.trim().is_empty() => no_answer_text(g.reasoned, g.length, korean),
-            _ => g.text,
-        };
-        let answer = Answer {
-            schema_version: "answer.v1",
-            answer: text,
-            citations,
-            grounded: refusal.is_none(),
-            refusal_reason: refusal,
-            model: self.b.model.clone(),
-            embedding: self.b.embedding.clone(),
-            prompt_template_version: template.as_str().to_string(),
-            retrieval: self.b.retrieval(top_score, hits.len(), packing.entries.len()),
-            usage: usage_info,
-            created_at: now_rfc3339(),
-            candidates: Vec::new(),
-            verification,
-            attribution,
-            conversation_id: None,
-            turn_index: None,
-            hops: None,
-            finish: g.length.then_some(answer::Finish::Length),
-        };
-        explain.hits = hits;
-        let packed = packing.entries.clone();
-        explain.packing = packing;
-        let generate_ms = explain.timings.generate;
-        Ok(Built { answer, explain, error: g.error, packed, generate_ms })
+        Checked { verification, attribution, refusal, citations }
     }
 
     /// Times, then persists the answer — with its turn, in one transaction,
