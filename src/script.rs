@@ -217,6 +217,17 @@ pub fn one_question(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The first three of `names`, each on one line, and "…" when there are more.
+pub fn first_few(names: impl ExactSizeIterator<Item = String>) -> String {
+    const SHOWN: usize = 3;
+    let more = names.len() > SHOWN;
+    let mut shown: Vec<String> = names.take(SHOWN).map(|name| one_line(&name)).collect();
+    if more {
+        shown.push("…".into());
+    }
+    shown.join(", ")
+}
+
 /// A path or name from the index, made safe for one terminal line: control
 /// characters (newlines in file names, escape sequences) and bidi overrides
 /// (which can make `evil\u{202e}dm.exe` read as `evilexe.md`) are shown escaped.

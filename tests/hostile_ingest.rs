@@ -259,6 +259,55 @@ fn a_link_loop_is_skipped_as_a_link_loop_to_fix_or_remove() {
 }
 
 #[test]
+fn files_deleted_while_ingest_runs_are_told_in_one_warning_and_each_listed_in_the_summary() {
+    use std::io::BufRead;
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    for i in 0..40 {
+        env.write(&format!("notes/doomed/f{i:02}.md"), "# Doomed\n\nsoon gone\n");
+    }
+    // The walk's warnings for these dangling links (≈350 KB, a pipe holds 64 KB) come after the walk
+    // and before any file is read: kebab waits on a full stderr until the test, having deleted doomed/
+    // once the first warning shows the walk done, reads on. No timing decides what it finds.
+    let long = "x".repeat(200);
+    for i in 0..1000 {
+        std::os::unix::fs::symlink(env.path("nowhere.md"), env.path(&format!("notes/{long}{i:04}.md"))).unwrap();
+    }
+    let mut cmd = env.cmd(&["--json", "ingest", env.notes().to_str().unwrap()]);
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // The summary (1,040 skips) is more than a pipe holds too: read apart, or each side waits on the other.
+    let mut stdout = child.stdout.take().unwrap();
+    let summary = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut text).map(|_| text)
+    });
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("whose target is gone") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "kebab said nothing of the dangling links");
+    }
+    std::fs::remove_dir_all(env.path("notes/doomed")).unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let tail: String = rest.lines().rev().take(5).collect::<Vec<_>>().join("\n");
+    assert!(status.success(), "{status:?}: {tail}");
+    let warnings: Vec<&str> = rest.lines().filter(|l| l.contains("doomed")).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let told = "warning: 40 files vanished during the run and were skipped: \
+                notes/doomed/f00.md, notes/doomed/f01.md, notes/doomed/f02.md, …; the next `kebab ingest` catches up";
+    assert_eq!(warnings[0], told);
+    let summary: serde_json::Value = serde_json::from_slice(&summary.join().unwrap().unwrap()).unwrap();
+    assert_eq!(summary["skipped"], 1040, "{}", summary["skipped"]);
+    for i in 0..40 {
+        let reason = skip_reason(&summary, &format!("doomed/f{i:02}.md")).unwrap_or_else(|| panic!("f{i:02}: {summary}"));
+        assert!(reason.contains("went away while kebab ran"), "{reason}");
+    }
+    assert_eq!(env.doc_paths(), ["notes/good.md"]);
+}
+
+#[test]
 fn an_unreadable_file_and_a_dangling_link_are_skipped_saying_what_to_do() {
     use std::os::unix::fs::PermissionsExt;
     let env = env();

@@ -128,12 +128,15 @@ fn skipped_line(skip: &Skipped) -> String {
 /// Progress, with the run's first skip held back until something follows
 /// it: when that skip is all the run did, the error failing the run names it
 /// and its reason (`nothing_ingested`, the message `--json` prints too), and
-/// the warning said the same just above.
+/// the warning said the same just above. Files that vanished mid-run (a
+/// folder removed) are told in one warning at the end, not one line each.
 struct Live {
     progress: Progress,
-    /// The first skip's path and warning, while nothing has followed it.
-    held: Option<(String, String)>,
+    /// The run's first skip, while nothing has followed it.
+    held: Option<Skipped>,
     skipped: bool,
+    /// Files gone between the walk and their reading: told in one warning at the end.
+    vanished: Vec<String>,
 }
 
 impl Live {
@@ -141,20 +144,27 @@ impl Live {
         match &ev {
             Event::Skipped(skip) if !self.skipped => {
                 self.skipped = true;
-                self.held = Some((skip.path.clone(), skipped_line(skip)));
+                self.held = Some((*skip).clone());
+                return;
+            }
+            Event::Skipped(skip) if skip.vanished() => {
+                self.release(ctx);
+                self.vanished.push(skip.path.clone());
                 return;
             }
             // The walk's count, and the skipped file counted as handled: nothing said of another file.
             Event::Planned { .. } => {}
-            Event::File { path, .. } if self.held.as_ref().is_some_and(|(held, _)| held == path) => {}
+            Event::File { path, .. } if self.held.as_ref().is_some_and(|held| held.path == *path) => {}
             _ => self.release(ctx),
         }
         self.progress.event(ctx, ev);
     }
 
     fn release(&mut self, ctx: &Ctx) {
-        if let Some((_, line)) = self.held.take() {
-            self.progress.warn(ctx, &line);
+        match self.held.take() {
+            Some(skip) if skip.vanished() => self.vanished.push(skip.path),
+            Some(skip) => self.progress.warn(ctx, &skipped_line(&skip)),
+            None => {}
         }
     }
 
@@ -162,6 +172,15 @@ impl Live {
     fn finish(mut self, ctx: &Ctx, told: bool) {
         if !told {
             self.release(ctx);
+        }
+        if !self.vanished.is_empty() {
+            let line = format!(
+                "{} vanished during the run and {} skipped: {}; the next `kebab ingest` catches up",
+                count(self.vanished.len(), "file"),
+                if self.vanished.len() == 1 { "was" } else { "were" },
+                crate::script::first_few(self.vanished.drain(..))
+            );
+            self.progress.warn(ctx, &line);
         }
         self.progress.finish();
     }
@@ -190,7 +209,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
         announce_known_roots(ctx, &store)?;
     }
     let opts = IngestOptions { paths: args.paths, format: args.format, prune: args.prune, force: args.force, format_flag: true };
-    let mut live = Live { progress: Progress::new(ctx), held: None, skipped: false };
+    let mut live = Live { progress: Progress::new(ctx), held: None, skipped: false, vanished: Vec::new() };
     let result = ingest::run(&mut store, &cfg, &ctx.config_dir(), &opts, &mut |ev| live.event(ctx, ev));
     let failed = result.as_ref().ok().and_then(ingest::nothing_ingested).filter(|_| named);
     live.finish(ctx, failed.is_some());

@@ -73,6 +73,15 @@ pub struct Skipped {
     pub folder: bool,
 }
 
+impl Skipped {
+    /// Deleted (or moved) between the walk and its reading: a folder removed mid-run makes hundreds.
+    pub fn vanished(&self) -> bool {
+        !self.folder && self.reason.ends_with(WENT_AWAY)
+    }
+}
+/// The way out for a file gone while kebab ran.
+const WENT_AWAY: &str = "it went away while kebab ran (the next `kebab ingest` catches up)";
+
 /// What a run did. Documents are counted; a JSONL file holds many.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
@@ -491,21 +500,16 @@ fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice, format_flag: 
 /// Why a folder named is skipped: none of its files (`others`, root-relative)
 /// is of a format kebab reads (`format_flag`: the caller takes `--format`).
 fn no_file_read(root_name: &str, others: &[String], format_flag: bool) -> String {
-    const SHOWN: usize = 3;
     let extensions = Format::extensions_read();
     if others.is_empty() {
         let none = "none that is not hidden or in workspace.exclude";
         return format!("holds no file ({none}); kebab reads {extensions}: add notes in one of those formats");
     }
-    let mut shown: Vec<String> = others.iter().take(SHOWN).map(|rel| one_line(&in_root(root_name, rel))).collect();
-    if others.len() > SHOWN {
-        shown.push("…".into());
-    }
     let or_format = format!(", or `--format {}` reads every file in it as that one", Format::names("|", None));
     format!(
         "holds no file kebab reads ({extensions}), only {} ({}); add notes in one of those formats{}",
         crate::script::count(others.len(), "other file"),
-        shown.join(", "),
+        crate::script::first_few(others.iter().map(|rel| in_root(root_name, rel))),
         if format_flag { or_format.as_str() } else { "" }
     )
 }
@@ -522,7 +526,7 @@ pub(super) fn cannot_read(e: &std::io::Error, symlink: bool) -> String {
             "cannot read: a symbolic link that leads back to itself, a link loop ({e}); fix or remove the link, \
              or list it in workspace.exclude"
         ),
-        NotFound => format!("cannot read: {e}; it went away while kebab ran (the next `kebab ingest` catches up)"),
+        NotFound => format!("cannot read: {e}; {WENT_AWAY}"),
         PermissionDenied => format!("cannot read: {e}; let this user read it (chmod u+r), or list it in workspace.exclude"),
         _ => format!("cannot read: {e}; if it is not a note, list it in workspace.exclude"),
     }
