@@ -259,6 +259,27 @@ fn a_link_loop_is_skipped_as_a_link_loop_to_fix_or_remove() {
 }
 
 #[test]
+fn a_link_loop_named_is_refused_as_a_link_loop_to_fix_or_remove() {
+    // Named, it said "Too many levels of symbolic links" with "check the path exists and is readable",
+    // where the same link met in a folder is called a link loop to fix or remove.
+    let env = env();
+    env.write("notes/good.md", GOOD);
+    std::os::unix::fs::symlink("loop.md", env.path("notes/loop.md")).unwrap();
+    let named = env.path("notes/loop.md");
+    let named = named.to_str().unwrap();
+    // Before any database (the check made up front) and with one (the run's own).
+    for state in ["no index yet", "an index"] {
+        let out = env.run(&["ingest", named]);
+        let stderr = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{state}: {stderr}");
+        let error = format!("error: cannot ingest {named}: a symbolic link that leads back to itself, a link loop (");
+        assert!(stderr.contains(&error), "{state}: {stderr}");
+        assert!(stderr.contains("hint: fix or remove the link") && !stderr.contains("check the path"), "{state}: {stderr}");
+        env.ok(&["ingest", env.path("notes/good.md").to_str().unwrap()]);
+    }
+}
+
+#[test]
 fn files_deleted_while_ingest_runs_are_told_in_one_warning_and_each_listed_in_the_summary() {
     use std::io::BufRead;
     let env = env();

@@ -338,16 +338,19 @@ fn cannot_ingest(store: Option<&Store>, p: &Path, e: std::io::Error, origin: &st
         Some(store) => remembered::still_held(store, p, &e)?,
         None => None,
     };
+    let looping = link_loop(&e);
     let hint = match held {
         Some((n, root)) => format!(
             "the index still holds {} from it; `kebab ingest --prune {}` forgets what is gone from that folder",
             crate::script::count(n, "document"),
             crate::script::shell_word(&root.to_string_lossy())
         ),
+        None if looping.is_some() => FIX_LINK.to_string(),
         None => "check the path exists and is readable".to_string(),
     };
     let named = one_line(&p.display().to_string());
-    Ok(UserError::new("bad_input", format!("cannot ingest {named}{origin}: {e}")).with_hint(hint).into())
+    let why = looping.unwrap_or_else(|| e.to_string());
+    Ok(UserError::new("bad_input", format!("cannot ingest {named}{origin}: {why}")).with_hint(hint).into())
 }
 
 /// `p` made absolute with its symlinks resolved (`canonicalize`), except a
@@ -514,21 +517,25 @@ fn no_file_read(root_name: &str, others: &[String], format_flag: bool) -> String
     )
 }
 
+/// A symbolic link that leads back to itself, said alike of one named and one met in a walk.
+fn link_loop(e: &std::io::Error) -> Option<String> {
+    // ELOOP: `ErrorKind::FilesystemLoop` is unstable (Rust 1.95), so its name is compared.
+    let looping = format!("{:?}", e.kind()) == "FilesystemLoop";
+    looping.then(|| format!("a symbolic link that leads back to itself, a link loop ({e})"))
+}
+/// What to do about a link that leads nowhere or back to itself; the way out for any file not to read.
+const FIX_LINK: &str = "fix or remove the link";
+const EXCLUDE_IT: &str = "list it in workspace.exclude";
+
 /// Why a file could not be read, with what to do about it.
 pub(super) fn cannot_read(e: &std::io::Error, symlink: bool) -> String {
     use std::io::ErrorKind::{NotFound, PermissionDenied};
     match e.kind() {
-        NotFound if symlink => {
-            format!("cannot read: a symbolic link whose target is gone ({e}); fix or remove the link, or list it in workspace.exclude")
-        }
-        // ELOOP: `ErrorKind::FilesystemLoop` is unstable (Rust 1.95), so its name is compared.
-        _ if symlink && format!("{:?}", e.kind()) == "FilesystemLoop" => format!(
-            "cannot read: a symbolic link that leads back to itself, a link loop ({e}); fix or remove the link, \
-             or list it in workspace.exclude"
-        ),
+        NotFound if symlink => format!("cannot read: a symbolic link whose target is gone ({e}); {FIX_LINK}, or {EXCLUDE_IT}"),
+        _ if symlink && let Some(what) = link_loop(e) => format!("cannot read: {what}; {FIX_LINK}, or {EXCLUDE_IT}"),
         NotFound => format!("cannot read: {e}; {WENT_AWAY}"),
-        PermissionDenied => format!("cannot read: {e}; let this user read it (chmod u+r), or list it in workspace.exclude"),
-        _ => format!("cannot read: {e}; if it is not a note, list it in workspace.exclude"),
+        PermissionDenied => format!("cannot read: {e}; let this user read it (chmod u+r), or {EXCLUDE_IT}"),
+        _ => format!("cannot read: {e}; if it is not a note, {EXCLUDE_IT}"),
     }
 }
 
