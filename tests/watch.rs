@@ -410,3 +410,42 @@ fn a_bad_jsonl_line_saved_under_watch_is_reported_as_ingest_reports_it() {
     assert!(e["reason"].as_str().unwrap().contains("not a JSON object"), "{e}");
     watch.interrupt();
 }
+
+#[test]
+fn a_file_watch_cannot_read_is_told_once_until_it_changes_or_is_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &std::path::Path, bits| std::fs::set_permissions(path, std::fs::Permissions::from_mode(bits)).unwrap();
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/a.md", "# A\n\nHerons wade.\n");
+    let locked = env.write("notes/sub/locked.md", "# Locked\n\nLanterns glow.\n");
+    mode(&locked, 0o000);
+    let notes = env.notes().to_str().unwrap().to_string();
+    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 file unreadable");
+        return;
+    };
+    let is_locked = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/sub/locked.md";
+    let mut watch = Watch::spawn(cmd);
+    let skipped = watch.wait_for("the catch-up's skip of notes/sub/locked.md", is_locked);
+    assert!(skipped["reason"].as_str().unwrap().contains("let this user read it"), "{skipped}");
+    // A folder's mode set names the folder: it is read again, each note in it, then a new note
+    // there sorting after locked.md; it said `skipped notes/sub/locked.md` again each time.
+    for round in 0..2 {
+        mode(&env.path("notes/sub"), 0o755);
+        env.write(&format!("notes/sub/z{round}.md"), format!("# Z{round}\n\nKites fly.\n"));
+        watch.wait_for("the new note", |e| e["event"] == "added" && e["path"] == format!("notes/sub/z{round}.md"));
+    }
+    assert_eq!(watch.seen.iter().filter(|e| is_locked(e)).count(), 1, "{:?}", watch.seen);
+    // A new mtime is a change: told again. So is the file locked again after it was read.
+    let touched = std::process::Command::new("touch").args(["-d", "2001-02-03 04:05"]).arg(&locked).status().unwrap();
+    assert!(touched.success());
+    watch.wait_for("the skip of the touched file", is_locked);
+    mode(&locked, 0o644);
+    watch.wait_for("the file read", |e| e["event"] == "added" && e["path"] == "notes/sub/locked.md");
+    mode(&locked, 0o000);
+    watch.wait_for("the skip of the file locked again", is_locked);
+    assert_eq!(watch.seen.iter().filter(|e| is_locked(e)).count(), 3, "{:?}", watch.seen);
+    mode(&locked, 0o644);
+    watch.interrupt();
+}

@@ -4,7 +4,8 @@
 //! which reconciles each file in its own transaction. Reads are not changes:
 //! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
 //! `watch_event.v1` object per line), after the `watching` line, the catch-up's
-//! changes (what changed while nothing watched) included. A watched folder that disappears is
+//! changes (what changed while nothing watched) included; a file skipped is said once, until it
+//! changes or is read. A watched folder that disappears is
 //! watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
 //! others are watched. An index deleted or replaced under it stops it
@@ -129,7 +130,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
             ctx.out.warn(format!("cannot watch {} yet; waiting for it to appear", root.watch_path.display()));
         }
     }
-    let mut sync = Reconcile { store: &mut store, cfg: &cfg, embedder: embedder.as_deref(), stop: &stop };
+    let embedder = embedder.as_deref();
+    let mut sync = Reconcile { store: &mut store, cfg: &cfg, embedder, stop: &stop, told: Default::default() };
     // Said first, as it is true from here: a reader waiting for it to know
     // the watch began got the catch-up's changes before it.
     let targets: Vec<PathBuf> = roots.iter().map(WatchRoot::target_path).collect();

@@ -10,11 +10,11 @@
 //! lock for longer than one file takes. Watching the disk (notify, the
 //! debounce, Ctrl-C) is the command's job; this module only reconciles.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 use globset::GlobSet;
@@ -68,14 +68,22 @@ pub enum Change {
 }
 
 /// What reconciling needs besides the paths: the database, the settings, the
-/// embedder (none when not configured), and the flag Ctrl-C sets, checked
-/// between files so the one in hand is always finished.
+/// embedder (none when not configured), the flag Ctrl-C sets, checked
+/// between files so the one in hand is always finished, and the skips told.
 pub struct Reconcile<'a> {
     pub store: &'a mut Store,
     pub cfg: &'a Config,
     pub embedder: Option<&'a dyn Embedder>,
     pub stop: &'a AtomicBool,
+    pub told: Told,
 }
+
+/// Each file skipped, by path, with why and its (mtime, size) then: its folder read again
+/// (a folder event, a folder back) finds the same, told once until the file changes or is read.
+#[derive(Default)]
+pub struct Told(HashMap<String, (String, Stamp)>);
+/// A file's mtime and size, when it could be looked at.
+type Stamp = Option<(Option<SystemTime>, u64)>;
 
 /// The folders and files being watched.
 pub struct Watched {
@@ -319,7 +327,8 @@ impl Watched {
     /// Indexes one file the way `kebab ingest` does (unchanged bytes are
     /// passed over), then embeds its new chunks. The JSONL lines left out
     /// follow as skipped `FILE:LINE`, as `kebab ingest` reports them, even
-    /// when no record changed (a line just broken is the news).
+    /// when no record changed (a line just broken is the news). A skip told
+    /// of the file as it is now is not told again (`Told`).
     fn index_file(&self, sync: &mut Reconcile, p: &Present) -> Result<Vec<Change>> {
         let started = Instant::now();
         let r = &self.roots[p.root];
@@ -327,9 +336,15 @@ impl Watched {
         let result = super::ingest_file(sync.store, r.root_id, &r.name, &p.cand, sync.cfg, &ChunkLimits::default(), false);
         let file = match result {
             Ok(file) => file,
-            Err(FileError::Skip(reason)) => return Ok(vec![Change::Skipped { path, reason }]),
+            Err(FileError::Skip(reason)) => {
+                let stamp = std::fs::metadata(&p.cand.abs).ok().map(|m| (m.modified().ok(), m.len()));
+                let told = sync.told.0.insert(path.clone(), (reason.clone(), stamp));
+                let again = told.is_some_and(|(why, then)| why == reason && then == stamp);
+                return Ok(if again { Vec::new() } else { vec![Change::Skipped { path, reason }] });
+            }
             Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {path}"))),
         };
+        sync.told.0.remove(&path);
         let bad_lines: Vec<Change> = file
             .bad_lines
             .into_iter()
