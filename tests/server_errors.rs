@@ -2,8 +2,10 @@
 //! error the server reports before any text — as an error status, as the
 //! first line of an Ollama stream, as the first event of an OpenAI-compatible
 //! stream — is the server turning the request down (`model_error`, with a
-//! hint where the user can act), not a stream that broke; and an answer that
-//! broke off mid-body says so rather than calling what came malformed.
+//! hint where the user can act), not a stream that broke, while one after some
+//! text is a stream that broke, keeping it (with the same hint for a context
+//! overrun); and an answer that broke off mid-body says so rather than
+//! calling what came malformed.
 
 mod common;
 
@@ -91,5 +93,28 @@ fn an_openai_answer_sent_whole_that_breaks_off_says_it_broke_off_not_that_it_is_
         let err = failed(Kind::OpenAi, reply, "llm_stream_aborted", 1);
         assert!(err.contains(said), "{said}: {err}");
         assert!(!err.contains("malformed"), "{said}: {err}");
+    }
+}
+
+#[test]
+fn a_context_overrun_reported_after_some_text_keeps_the_text_and_gets_the_hint_it_gets_before_any() {
+    let llama = r#"{"code":500,"message":"the request exceeds the available context size, try increasing it"}"#;
+    let ollama = r#"{"error":"the input length exceeds the context length"}"#;
+    let cases = [
+        (Kind::OpenAi, format!("data: {{\"error\":{llama}}}\n\n")),
+        // llama.cpp's own form of an error event.
+        (Kind::OpenAi, format!("error: {llama}\n\n")),
+        (Kind::Ollama, format!("{ollama}\n")),
+    ];
+    let hint_line = |err: &str| err.lines().find(|l| l.starts_with("hint: ")).map(String::from);
+    for (kind, error) in cases {
+        let before = failed(kind, opened_with(kind, &error), "model_error", 5);
+        let reply = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new`"), chunk(&error), end()];
+        let after = failed(kind, reply, "llm_stream_aborted", 5);
+        assert!(after.contains("error: the answer was cut short; the partial text is saved: "), "{kind:?}: {after}");
+        assert!(after.contains("context"), "{kind:?}: the server's words are kept: {after}");
+        let hint = hint_line(&after);
+        assert!(hint.as_deref().is_some_and(|h| h.contains("llm.context_tokens")), "{kind:?}: {after}");
+        assert_eq!(hint, hint_line(&before), "{kind:?}: {after}\n{before}");
     }
 }

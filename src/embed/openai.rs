@@ -160,8 +160,8 @@ fn redacted(err: ServerError, secret: Option<&str>) -> ServerError {
             ServerError::Http { url: r(url), status, message: r(message), hint: hint.map(r) }
         }
         ServerError::Timeout { url, secs, partial } => ServerError::Timeout { url: r(url), secs, partial: r(partial) },
-        ServerError::Stream { url, message, partial } => {
-            ServerError::Stream { url: r(url), message: r(message), partial: r(partial) }
+        ServerError::Stream { url, message, partial, hint } => {
+            ServerError::Stream { url: r(url), message: r(message), partial: r(partial), hint: hint.map(r) }
         }
         ServerError::Other(message) => ServerError::Other(r(message)),
     }

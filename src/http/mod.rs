@@ -38,8 +38,9 @@ pub enum ServerError {
     Http { url: String, status: u16, message: String, hint: Option<String> },
     #[error("the model server at {url} sent nothing for {secs} s")]
     Timeout { url: String, secs: u64, partial: String },
+    /// `hint`: where the server's own message says what to set (a context overrun).
     #[error("the stream from {url} broke: {message}")]
-    Stream { url: String, message: String, partial: String },
+    Stream { url: String, message: String, partial: String, hint: Option<String> },
     #[error("{0}")]
     Other(String),
 }
@@ -58,7 +59,7 @@ impl ServerError {
         match self {
             ServerError::Unreachable { url, .. } => Some(unreachable_hint(url)),
             ServerError::Tls { url, .. } => Some(tls_hint(url, "llm")),
-            ServerError::Http { hint, .. } => hint.clone(),
+            ServerError::Http { hint, .. } | ServerError::Stream { hint, .. } => hint.clone(),
             ServerError::Timeout { .. } => Some("the server may be overloaded; raise llm.timeout_secs or try again".into()),
             _ => None,
         }
@@ -182,7 +183,7 @@ pub fn read_error(url: &str, idle: Duration, err: LineError, partial: &str) -> S
 }
 
 pub fn stream_error(url: &str, message: impl Into<String>, partial: &str) -> ServerError {
-    ServerError::Stream { url: url.to_string(), message: message.into(), partial: partial.to_string() }
+    ServerError::Stream { url: url.to_string(), message: message.into(), partial: partial.to_string(), hint: None }
 }
 
 /// Turns a non-success response into `ServerError::Http` carrying the server's

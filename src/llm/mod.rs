@@ -147,14 +147,21 @@ const CONTEXT_HINT: &str = "the prompt was longer than the model's context on th
 /// `err` with `CONTEXT_HINT` when the server said the prompt overran the
 /// context (llama.cpp's "exceeds the available context size", OpenAI's and
 /// vLLM's "maximum context length", Ollama's "context length") and no hint
-/// of its own applies.
+/// of its own applies — whether it said so in place of an answer or after
+/// some of one had streamed (llama.cpp running out of context mid-answer).
 pub(crate) fn with_context_hint(err: LlmError) -> LlmError {
+    let context_hint = |message: &str| {
+        let lower = message.to_lowercase();
+        let overran =
+            ["context length", "context size", "context_length", "context window"].iter().any(|w| lower.contains(w));
+        overran.then(|| CONTEXT_HINT.to_string())
+    };
     match err {
         LlmError::Http { url, status, message, hint: None } => {
-            let lower = message.to_lowercase();
-            let overran =
-                ["context length", "context size", "context_length", "context window"].iter().any(|w| lower.contains(w));
-            LlmError::Http { url, status, message, hint: overran.then(|| CONTEXT_HINT.to_string()) }
+            LlmError::Http { hint: context_hint(&message), url, status, message }
+        }
+        LlmError::Stream { url, message, partial, hint: None } => {
+            LlmError::Stream { hint: context_hint(&message), url, message, partial }
         }
         other => other,
     }

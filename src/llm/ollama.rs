@@ -198,7 +198,7 @@ impl Ollama {
                 return Err(if answer.shown_nothing() {
                     self.with_hint(LlmError::Http { url, status, message: http::error_message(&message), hint: None })
                 } else {
-                    http::stream_error(&url, http::error_message(&message), &answer.partial())
+                    super::with_context_hint(http::stream_error(&url, http::error_message(&message), &answer.partial()))
                 });
             }
             // A thinking model's reasoning comes apart from the answer: not shown, but counted toward the cap.

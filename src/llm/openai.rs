@@ -170,13 +170,13 @@ impl OpenAi {
     /// An error the server reported in place of the answer (an `error` event
     /// or field; `raw` is its message): before any text, the server turning
     /// the request down with success `status`, as Ollama's error line is;
-    /// after some, a stream that broke, keeping that text.
+    /// after some, a stream that broke, keeping that text. A context overrun gets its hint either way.
     fn reported(&self, url: &str, status: u16, raw: &str, answer: &Answer) -> LlmError {
         let message = http::redact(&http::error_message(raw), self.secret());
         if answer.shown_nothing() {
             super::with_context_hint(LlmError::Http { url: url.to_string(), status, message, hint: None })
         } else {
-            http::stream_error(url, message, &answer.partial())
+            super::with_context_hint(http::stream_error(url, message, &answer.partial()))
         }
     }
 
