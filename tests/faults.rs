@@ -29,7 +29,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::Env;
-use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, response, stream_head, wait};
+use common::fake_server::{BOTH, Kind, Server, Step, chunk, end, full_backlog, response, stream_head, wait};
 /// kebab's fixed budget for opening a connection: the bound of the backlog-full row.
 use kebab::http::CONNECT_TIMEOUT;
 
@@ -281,18 +281,7 @@ impl Target {
             }
             Fault::NeverAccepted => Target::Listener { listener: TcpListener::bind("127.0.0.1:0").unwrap(), _held: Vec::new() },
             Fault::BacklogFull => {
-                let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-                let addr = listener.local_addr().unwrap();
-                // Connect until one connect hangs: the backlog is full from then on.
-                let mut held = Vec::new();
-                loop {
-                    match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
-                        Ok(s) => held.push(s),
-                        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
-                        Err(e) => panic!("filling the backlog of {addr}: {e} (does the kernel reset instead of dropping?)"),
-                    }
-                    assert!(held.len() < 10_000, "the backlog of {addr} never filled");
-                }
+                let (listener, held) = full_backlog();
                 Target::Listener { listener, _held: held }
             }
             _ => {

@@ -396,3 +396,17 @@ fn auto_with_an_address_ending_in_v1_says_to_drop_v1_without_saying_provider_oll
     assert!(err.contains(&drop_v1), "{err}");
     assert!(!err.contains("provider \"ollama\" speaks"), "{err}");
 }
+
+#[test]
+fn doctor_says_a_server_that_took_no_connection_within_its_2_s_probe_was_given_2_s_not_the_5_s_an_ask_waits() {
+    // A listener with its backlog full: the connect itself hangs, past doctor's 2 s probe.
+    let (listener, _held) = common::fake_server::full_backlog();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    for (kind, path) in [(Kind::Ollama, "/api/tags"), (Kind::OpenAi, "/v1/models")] {
+        let out = home_at(kind, &base).run(&["doctor"]);
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{kind:?}: {shown}");
+        let said = format!("cannot reach the model server at {base}{path}: no connection within 2 s");
+        assert!(shown.contains(&said), "{kind:?}: {shown}");
+    }
+}

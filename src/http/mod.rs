@@ -125,7 +125,7 @@ pub fn post_json(
     for (name, value) in headers {
         req = req.header(*name, value.as_str());
     }
-    req.send(body.to_string()).map_err(|e| send_error(url, idle, e))
+    req.send(body.to_string()).map_err(|e| send_error(url, CONNECT_TIMEOUT, idle, e))
 }
 
 /// GETs `url` with one short budget for connecting and for each read.
@@ -140,15 +140,16 @@ pub fn get_with(url: &str, timeout: Duration, api_key: Option<&str>) -> Result<R
     if let Some(key) = api_key {
         req = req.header("Authorization", format!("Bearer {key}"));
     }
-    req.call().map_err(|e| send_error(url, timeout, e))
+    req.call().map_err(|e| send_error(url, timeout, timeout, e))
 }
 
-/// Maps a failure before any response arrived.
-pub fn send_error(url: &str, idle: Duration, err: ureq::Error) -> ServerError {
+/// Maps a failure before any response arrived, for a call that had `connect`
+/// to open the connection (a probe's is shorter than `CONNECT_TIMEOUT`) and `idle` for each read.
+pub fn send_error(url: &str, connect: Duration, idle: Duration, err: ureq::Error) -> ServerError {
     let unreachable = |message: String| ServerError::Unreachable { url: url.to_string(), message };
     match err {
         ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => {
-            unreachable(format!("no connection within {} s", secs(CONNECT_TIMEOUT)))
+            unreachable(format!("no connection within {} s", secs(connect)))
         }
         ureq::Error::Timeout(_) => ServerError::Timeout { url: url.to_string(), secs: secs(idle), partial: String::new() },
         // Before any answer: the TLS handshake failed (rustls reports a plain HTTP reply as corrupt data).

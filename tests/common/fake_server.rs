@@ -182,6 +182,25 @@ fn read_request(socket: &mut TcpStream) -> String {
     }
 }
 
+/// A listener on 127.0.0.1 that never accepts, with its backlog full: the
+/// kernel drops the SYN of any further connect, which hangs until the
+/// connector's own timeout. The held connections keep it full while they live.
+pub fn full_backlog() -> (TcpListener, Vec<TcpStream>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Connect until one connect hangs: the backlog is full from then on.
+    let mut held = Vec::new();
+    loop {
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+            Ok(s) => held.push(s),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => break,
+            Err(e) => panic!("filling the backlog of {addr}: {e} (does the kernel reset instead of dropping?)"),
+        }
+        assert!(held.len() < 10_000, "the backlog of {addr} never filled");
+    }
+    (listener, held)
+}
+
 /// A 200 head for a chunked stream of `content_type`.
 pub fn stream_head(content_type: &str) -> Step {
     Step::Send(
