@@ -118,3 +118,16 @@ fn a_context_overrun_reported_after_some_text_keeps_the_text_and_gets_the_hint_i
         assert_eq!(hint, hint_line(&before), "{kind:?}: {after}\n{before}");
     }
 }
+
+#[test]
+fn an_openai_answer_sent_whole_past_16_mib_says_it_is_too_large_and_what_to_do_not_that_it_is_malformed() {
+    // A server that ignored `stream` (and the answer cap) and wrote 17 MiB of well-formed JSON.
+    let text = "x".repeat(17 * 1024 * 1024);
+    let whole = format!(r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":"{text}"}}}}]}}"#);
+    let err = failed(Kind::OpenAi, vec![response("200 OK", "application/json", &whole)], "model_error", 5);
+    assert!(err.contains(&format!("{} answered 200: ", Kind::OpenAi.chat_path())), "{err}");
+    assert!(err.contains("over 16 MiB"), "{err}");
+    assert!(!err.contains("malformed"), "{err}");
+    let hint = err.lines().find(|l| l.starts_with("hint: ")).unwrap_or_default();
+    assert!(hint.contains("llm.max_answer_tokens") && hint.contains("--no-stream"), "{err}");
+}

@@ -105,8 +105,12 @@ impl OpenAi {
     ) -> Result<Completion, LlmError> {
         let status = resp.status().as_u16();
         // Cut short, what came is no answer: the error says it broke off (or stalled), not that it is malformed.
-        let body = http::read_whole_body(resp, MAX_JSON_BODY)
+        // A byte past the cap tells an answer too large to read from one that fits.
+        let body = http::read_whole_body(resp, MAX_JSON_BODY + 1)
             .map_err(|e| http::read_error(url, self.timeout, LineError::Io(e), ""))?;
+        if body.len() as u64 > MAX_JSON_BODY {
+            return Err(too_large(url, status));
+        }
         let json: Value = serde_json::from_str(&body)
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
         if json.get("error").is_some_and(|e| !e.is_null()) {
@@ -271,6 +275,17 @@ impl OpenAi {
             }
         }
     }
+}
+
+/// An answer sent whole past `MAX_JSON_BODY`: far more than any
+/// `llm.max_answer_tokens` asks for, so the server ignored the cap, which kebab
+/// applies itself only to an answer it reads as a stream (`Answer::within`).
+/// Asking again gets the same: an answer with a hint, as a web page is.
+fn too_large(url: &str, status: u16) -> LlmError {
+    let message = format!("an answer sent whole of over {} MiB, more than kebab reads", MAX_JSON_BODY >> 20);
+    let hint = "the server wrote past llm.max_answer_tokens (does it honour max_tokens?): kebab cuts a streamed answer \
+                there itself, so ask without --no-stream, or set the server to honour max_tokens";
+    LlmError::Http { url: url.to_string(), status, message, hint: Some(hint.into()) }
 }
 
 /// A line SSE allows that carries no data: blank, a comment, or a field.
