@@ -96,7 +96,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     if cand.bytes > max {
         return Err(too_big(cand.bytes, max));
     }
-    let bytes = std::fs::read(&cand.abs).map_err(|e| super::cannot_read(&e, false))?;
+    let bytes = std::fs::read(&cand.abs).map_err(|e| super::skip::cannot_read(&e, false))?;
     if bytes.len() as u64 > max {
         return Err(too_big(bytes.len() as u64, max));
     }
