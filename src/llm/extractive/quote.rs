@@ -41,7 +41,11 @@ pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
         // `&str`"), unless that sentence announces what comes next; so does
         // an announcement whose block is not in the notes (an included
         // file, a picture): the sentence after it says what it showed.
-        let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).collect();
+        // A list item of a list as long as the question asks for ("the three
+        // Fn traits") brings the others: the list is the answer, even when the
+        // sentence introducing it is in another passage.
+        let siblings = read.q.listed.and_then(|n| Some(list_of(all, c)).filter(|l| all[c].kind == UnitKind::Item && l.len() == n));
+        let group: Vec<usize> = all[c].quoted_with(c).chain(next).chain(brought).chain(siblings.into_iter().flatten()).collect();
         let announces_nothing =
             |l: usize| all[l].kind == UnitKind::Sentence && all[l].text.trim_end().ends_with(':') && all[l].follow.is_empty();
         let explained = group.last().filter(|&&l| all[l].kind == UnitKind::Code || announces_nothing(l)).map(|&l| l + 1).filter(|&x| {
@@ -94,6 +98,14 @@ pub(super) fn add_code(read: &Reading, chosen: &[usize], scored: &[(f64, usize)]
     {
         quotes.extend(all[i].quoted_with(i).filter(|j| !quotes.contains(j)).collect::<Vec<_>>());
     }
+}
+
+/// The items of the list item `at` is one of: the run of items around it in its entry.
+fn list_of(all: &[Unit], at: usize) -> std::ops::Range<usize> {
+    let item = |i: usize| all[i].kind == UnitKind::Item && all[i].n == all[at].n;
+    let start = (0..at).rev().take_while(|&i| item(i)).last().unwrap_or(at);
+    let end = (at + 1..all.len()).take_while(|&i| item(i)).last().map_or(at + 1, |i| i + 1);
+    start..end
 }
 
 /// A sentence short enough to be the end of the one before it ("Cold pulls

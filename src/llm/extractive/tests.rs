@@ -148,6 +148,22 @@ fn a_sentence_ending_in_a_colon_brings_its_bullet_points() {
 }
 
 #[test]
+fn an_item_of_a_list_as_long_as_the_question_asks_brings_the_others_when_its_intro_is_in_another_passage() {
+    // "What are the three Fn traits …?": the sentence ending in ":" closed one
+    // chunk and the three items opened the next; only `FnOnce` was quoted.
+    let ev = [
+        "Every colony has three castes of bee, and each caste has its own work:",
+        "- The queen bee lays every egg in the hive.\n- Worker bees gather nectar and build the comb.\n- Drones mate with a young queen.\n\nA strong colony has tens of thousands of workers.",
+    ];
+    let a = answer(&grounding("What are the three castes of bee in a hive?", &ev));
+    assert!(a.contains("The queen bee lays") && a.contains("Worker bees gather") && a.contains("Drones mate"), "{a}");
+    assert!(verified(&a, &ev), "{a}");
+    // Asked for two, a list of three is not the answer as a whole.
+    let a = answer(&grounding("What are the two castes of bee in a hive?", &ev));
+    assert!(!(a.contains("The queen bee lays") && a.contains("Worker bees gather") && a.contains("Drones mate")), "{a}");
+}
+
+#[test]
 fn a_difference_question_gets_the_definitions_not_the_announcement() {
     // "What is the difference between String and &str?" quoted "We'll first define what we mean by the term _string_."
     let ev = ["We'll first define what we mean by the term _nectar_. Nectar is a sugary liquid that flowers make to attract bees. Honey is nectar that bees have dried and sealed in wax cells."];
