@@ -103,22 +103,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
     match cmd {
         Command::Attribution { set, fit } => {
             let r = crate::eval::attribution::run(&crate::eval::attribution::Options { set: &set, fit, per_sentence: ctx.out.json })?;
-            if ctx.out.json {
-                return ctx.out.json(&r).map(|_| 0);
-            }
-            let line = |name: &str, s: &crate::eval::attribution::Scores| {
-                ctx.out.line(format!(
-                    "{name:<16} threshold {:.3}  sentences {:>3}  precision {:.3}  recall {:.3}  false attributions {}",
-                    s.threshold, s.sentences, s.precision, s.recall, s.false_attributions
-                ))
-            };
-            line("shipped · dev", &r.dev)?;
-            line("shipped · test", &r.test)?;
-            if let Some(f) = &r.fitted {
-                line("fitted · dev", &f.dev)?;
-                line("fitted · test", &f.test)?;
-            }
-            Ok(0)
+            show(ctx, &r, || print_attribution(ctx, &r))
         }
         Command::Answers { queries, answers, limit, multi_hop, mode } => {
             let limit =
@@ -136,41 +121,13 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             let r = answers::run(&kb, &opts, &mut |d, t| counter.set(d, t));
             counter.finish();
             let r = r?;
-            if ctx.out.json {
-                ctx.out.json(&r)?;
-            } else {
-                print_answers(ctx, &r)?;
-            }
-            Ok(0)
+            show(ctx, &r, || print_answers(ctx, &r))
         }
         Command::Dialogues { file, split, mode } => {
             let (kb, mode) = asking(ctx, mode)?;
             let opts = dialogues::Options { file: &file, mode, split: split.as_deref(), per_turn: ctx.out.json };
             let r = dialogues::run(&kb, &opts)?;
-            if ctx.out.json {
-                ctx.out.json(&r)?;
-                return Ok(0);
-            }
-            ctx.out.line(format!(
-                "{} dialogues · {} · k {} · expansion {} chars",
-                r.dialogues, r.model, r.k, r.expansion_chars
-            ))?;
-            ctx.out.line("kind       turns  source@k  bare@k  cited  must_contain  refused")?;
-            for (kind, s) in &r.by_kind {
-                ctx.out.line(format!(
-                    "{kind:<10} {:>5}  {:>7.1}%  {:>5.1}%  {:>4.1}%  {:>11}  {:>6.1}%",
-                    s.turns,
-                    s.source_hit * 100.0,
-                    s.bare_source_hit * 100.0,
-                    s.cited_source * 100.0,
-                    s.must_contain.map_or("–".into(), |m| format!("{:.1}%", m * 100.0)),
-                    s.refused * 100.0
-                ))?;
-            }
-            if r.unanswerable > 0 {
-                ctx.out.line(format!("unanswerable turns {}: refused {:.1}%", r.unanswerable, r.unanswerable_refused * 100.0))?;
-            }
-            Ok(0)
+            show(ctx, &r, || print_dialogues(ctx, &r))
         }
         Command::Gate { set, mode, split, fit } => {
             let (kb, mode, note) = ctx.kb(ctx.config()?, ctx.create_store()?, mode)?;
@@ -179,12 +136,7 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
             }
             let opts = crate::eval::labelled::Options { set: &set, split, fit, per_question: ctx.out.json };
             let r = crate::eval::labelled::run(&kb, mode, &opts)?;
-            if ctx.out.json {
-                ctx.out.json(&r)?;
-            } else {
-                print_gate(ctx, &r)?;
-            }
-            Ok(0)
+            show(ctx, &r, || print_gate(ctx, &r))
         }
         Command::Retrieval { queries, qrels, mode, k, rrf_k, split } => {
             let k = super::k_flag(k, "leave -k out to retrieve 100 documents per query")?;
@@ -206,25 +158,77 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
                 split,
             };
             let report = retrieval::run(&store, &engine, &opts)?;
-            if ctx.out.json {
-                ctx.out.json(&report)?;
-            } else {
-                ctx.out.line(format!(
-                    "mode {}  queries {}  nDCG@10 {:.4}  Recall@100 {:.4}  MRR@10 {:.4}  ({:.1} s)",
-                    report.mode.as_str(),
-                    report.queries,
-                    report.ndcg_at_10,
-                    report.recall_at_100,
-                    report.mrr_at_10,
-                    report.elapsed_ms as f64 / 1000.0
-                ))?;
-                if report.missing_queries > 0 {
-                    ctx.out.notice(format!("{} judged queries were not in {}", report.missing_queries, queries.display()));
-                }
-            }
-            Ok(0)
+            show(ctx, &report, || print_retrieval(ctx, &report, &queries))
         }
     }
+}
+
+/// A report as `--json` asks (one object), or as lines for a reader.
+fn show<R: serde::Serialize>(ctx: &Ctx, r: &R, lines: impl FnOnce() -> Result<()>) -> Result<i32> {
+    if ctx.out.json {
+        ctx.out.json(r)?;
+    } else {
+        lines()?;
+    }
+    Ok(0)
+}
+
+/// `eval attribution`: the shipped threshold's scores per split, and the fitted one's.
+fn print_attribution(ctx: &Ctx, r: &crate::eval::attribution::Report) -> Result<()> {
+    let line = |name: &str, s: &crate::eval::attribution::Scores| {
+        ctx.out.line(format!(
+            "{name:<16} threshold {:.3}  sentences {:>3}  precision {:.3}  recall {:.3}  false attributions {}",
+            s.threshold, s.sentences, s.precision, s.recall, s.false_attributions
+        ))
+    };
+    line("shipped · dev", &r.dev)?;
+    line("shipped · test", &r.test)?;
+    if let Some(f) = &r.fitted {
+        line("fitted · dev", &f.dev)?;
+        line("fitted · test", &f.test)?;
+    }
+    Ok(())
+}
+
+/// `eval dialogues`: the figures per kind of turn.
+fn print_dialogues(ctx: &Ctx, r: &dialogues::Report) -> Result<()> {
+    ctx.out.line(format!(
+        "{} dialogues · {} · k {} · expansion {} chars",
+        r.dialogues, r.model, r.k, r.expansion_chars
+    ))?;
+    ctx.out.line("kind       turns  source@k  bare@k  cited  must_contain  refused")?;
+    for (kind, s) in &r.by_kind {
+        ctx.out.line(format!(
+            "{kind:<10} {:>5}  {:>7.1}%  {:>5.1}%  {:>4.1}%  {:>11}  {:>6.1}%",
+            s.turns,
+            s.source_hit * 100.0,
+            s.bare_source_hit * 100.0,
+            s.cited_source * 100.0,
+            s.must_contain.map_or("–".into(), |m| format!("{:.1}%", m * 100.0)),
+            s.refused * 100.0
+        ))?;
+    }
+    if r.unanswerable > 0 {
+        ctx.out.line(format!("unanswerable turns {}: refused {:.1}%", r.unanswerable, r.unanswerable_refused * 100.0))?;
+    }
+    Ok(())
+}
+
+/// `eval retrieval`: the mode's figures, and the judged queries the set lacks.
+fn print_retrieval(ctx: &Ctx, report: &retrieval::Report, queries: &std::path::Path) -> Result<()> {
+    ctx.out.line(format!(
+        "mode {}  queries {}  nDCG@10 {:.4}  Recall@100 {:.4}  MRR@10 {:.4}  ({:.1} s)",
+        report.mode.as_str(),
+        report.queries,
+        report.ndcg_at_10,
+        report.recall_at_100,
+        report.mrr_at_10,
+        report.elapsed_ms as f64 / 1000.0
+    ))?;
+    if report.missing_queries > 0 {
+        ctx.out.notice(format!("{} judged queries were not in {}", report.missing_queries, queries.display()));
+    }
+    Ok(())
 }
 
 /// The knowledge base over the database opened read-only (evaluation asks
