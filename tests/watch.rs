@@ -211,6 +211,24 @@ fn a_watched_folder_removed_and_made_again_is_still_watched() {
 }
 
 #[test]
+fn a_watched_folder_whose_own_mode_or_time_changes_is_not_said_to_be_watched_again() {
+    // chmod or touch of the folder itself was taken for the folder removed and back: `rewatching` each time.
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/first.md", "# First\n\nA heron stood in the pond.\n");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    watch.wait_for("the catch-up's added event", |e| e["event"] == "added" && e["path"] == "notes/first.md");
+    std::fs::set_permissions(env.notes(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(std::process::Command::new("touch").arg(env.notes()).status().unwrap().success());
+    // Still watched: a note written after both shows; the folder's events came before it.
+    env.write("notes/second.md", "# Second\n\nAn egret waded in the shallows.\n");
+    watch.wait_for("the added event", |e| e["event"] == "added" && e["path"] == "notes/second.md");
+    assert!(watch.seen.iter().all(|e| e["event"] != "rewatching" && e["event"] != "removed"), "{:?}", watch.seen);
+    watch.interrupt();
+}
+
+#[test]
 fn an_index_deleted_under_watch_stops_it_with_an_error_instead_of_writing_on_into_nothing() {
     // Writing on into the unlinked file lost every change without a word.
     let env = research_env();

@@ -18,6 +18,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
@@ -198,10 +199,12 @@ fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arm
         }
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
-                // An event naming a watched folder itself: it was removed or
-                // moved away, and its watch went with it.
+                // A watched folder itself removed or moved away: its watch went with it. Its own
+                // mode or times changed (chmod, touch) leave the watch as it was: the folder is
+                // only read again, as the event's path.
+                let went = matches!(event.kind, EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_)));
                 for (i, root) in watched.roots().iter().enumerate() {
-                    if !matches!(event.kind, EventKind::Access(_)) && event.paths.contains(&root.watch_path) {
+                    if went && event.paths.contains(&root.watch_path) {
                         arms.armed[i] = None;
                     }
                 }
