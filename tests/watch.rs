@@ -467,3 +467,47 @@ fn a_file_watch_cannot_read_is_told_once_until_it_changes_or_is_read() {
     mode(&locked, 0o644);
     watch.interrupt();
 }
+
+#[test]
+fn a_folder_watch_cannot_list_is_told_once_until_it_changes_or_is_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/sub/closed/b.md", "# B\n\nLanterns glow.\n");
+    let notes = env.notes().to_str().unwrap().to_string();
+    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
+        return;
+    };
+    let is_closed = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/sub/closed";
+    fn added(path: &str) -> impl Fn(&Value) -> bool + '_ {
+        move |e| e["event"] == "added" && e["path"] == path
+    }
+    let mut watch = Watch::spawn(cmd);
+    // Closed once watched (a folder closed at the start is not watched until it opens).
+    watch.wait_for("the catch-up's added event", added("notes/sub/closed/b.md"));
+    let closed = common::unlistable(env.path("notes/sub/closed"));
+    let skipped = watch.wait_for("the skip of notes/sub/closed", is_closed);
+    assert!(skipped["reason"].as_str().unwrap().contains("its 1 indexed document is kept"), "{skipped}");
+    // The folder above it read again (its mode set), then a new note there: it said
+    // `skipped notes/sub/closed` again each time.
+    for round in 0..2 {
+        std::fs::set_permissions(env.path("notes/sub"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        env.write(&format!("notes/sub/z{round}.md"), format!("# Z{round}\n\nKites fly.\n"));
+        watch.wait_for("the new note", added(&format!("notes/sub/z{round}.md")));
+    }
+    assert_eq!(watch.seen.iter().filter(|e| is_closed(e)).count(), 1, "{:?}", watch.seen);
+    // A new mtime is a change: told again. So is the folder closed again after it was listed.
+    let touched = std::process::Command::new("touch").args(["-d", "2001-02-03 04:05"]).arg(env.path("notes/sub/closed")).status();
+    assert!(touched.unwrap().success());
+    watch.wait_for("the skip of the touched folder", is_closed);
+    // Its note changed once it is listed again, not the folder's mtime (a new file would be).
+    drop(closed);
+    env.write("notes/sub/closed/b.md", "# B\n\nLanterns glow by the kiln.\n");
+    watch.wait_for("the note in the folder listed again", |e| e["event"] == "updated" && e["path"] == "notes/sub/closed/b.md");
+    let closed = common::unlistable(env.path("notes/sub/closed"));
+    watch.wait_for("the skip of the folder closed again", is_closed);
+    assert_eq!(watch.seen.iter().filter(|e| is_closed(e)).count(), 3, "{:?}", watch.seen);
+    drop(closed);
+    watch.interrupt();
+}

@@ -4,8 +4,8 @@
 //! which reconciles each file in its own transaction. Reads are not changes:
 //! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
 //! `watch_event.v1` object per line), after the `watching` line, the catch-up's
-//! changes (what changed while nothing watched) included; a file skipped is said once, until it
-//! changes or is read. A watched folder that disappears is
+//! changes (what changed while nothing watched) included; a file skipped or a folder it cannot
+//! list is said once, until it changes or is read. A watched folder that disappears is
 //! watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
 //! others are watched. An index deleted or replaced under it stops it

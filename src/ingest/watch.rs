@@ -78,12 +78,28 @@ pub struct Reconcile<'a> {
     pub told: Told,
 }
 
-/// Each file skipped, by path, with why and its (mtime, size) then: its folder read again
-/// (a folder event, a folder back) finds the same, told once until the file changes or is read.
+/// Each file skipped, or folder that could not be listed, by path, with why and its (mtime, size)
+/// then: its folder read again (a folder event, a folder back) finds the same, told once until it
+/// changes or is read.
 #[derive(Default)]
 pub struct Told(HashMap<String, (String, Stamp)>);
-/// A file's mtime and size, when it could be looked at.
+/// A file's or folder's mtime and size, when it could be looked at.
 type Stamp = Option<(Option<SystemTime>, u64)>;
+
+impl Told {
+    /// Whether the skip of `path` (on disk `abs`) for `reason` is news: not told of it as it is now.
+    fn news(&mut self, path: &str, reason: &str, abs: &Path) -> bool {
+        let stamp = std::fs::metadata(abs).ok().map(|m| (m.modified().ok(), m.len()));
+        let told = self.0.insert(path.to_string(), (reason.to_string(), stamp));
+        !told.is_some_and(|(why, then)| why == reason && then == stamp)
+    }
+
+    /// Forgets what was told at or below `path` but `met` (what a walk of it found again): the
+    /// rest is read now or gone, and skipped once more is news.
+    fn forget(&mut self, path: &str, met: &HashSet<String>) {
+        self.0.retain(|told, _| !in_scope(told, path) || met.contains(told));
+    }
+}
 
 /// The folders and files being watched.
 pub struct Watched {
@@ -149,7 +165,9 @@ impl Watched {
         for path in paths {
             let Some((root, rel)) = self.locate(path) else { continue };
             match std::fs::metadata(path) {
-                Ok(m) if m.is_dir() => unread.extend(self.reconcile_dir(sync.store, root, &rel, &mut present, &mut gone)?),
+                Ok(m) if m.is_dir() => {
+                    unread.extend(self.reconcile_dir(sync.store, &mut sync.told, root, &rel, &mut present, &mut gone)?);
+                }
                 Ok(m) if m.is_file() => {
                     if let Some(format) = format_of(path, FormatChoice::Auto) {
                         let cand = Candidate { abs: path.clone(), rel, format, bytes: m.len() };
@@ -252,10 +270,12 @@ impl Watched {
 
     /// A folder: every file below it to index, and every source the index
     /// holds below it whose file is no longer on disk. Returns the folders
-    /// below it that could not be listed (what the index holds there stays).
+    /// below it that could not be listed (what the index holds there stays),
+    /// those not told of as they are now (`Told`).
     fn reconcile_dir(
         &self,
         store: &Store,
+        told: &mut Told,
         root: usize,
         rel: &str,
         present: &mut Vec<Present>,
@@ -266,14 +286,20 @@ impl Watched {
         let found = walk(&target, &self.excludes, FormatChoice::Auto, false);
         let mut on_disk: HashSet<String> = found.present.into_iter().collect();
         let mut unread = Vec::new();
+        // The files found are told of or forgotten as they are read (`index_file`).
+        let mut met: HashSet<String> = found.candidates.iter().map(|c| in_root(&r.name, &c.rel)).collect();
         for folder in found.unlisted {
             let ignored = self.ignored(&folder.rel, true);
+            let abs = r.root_dir.join(&folder.rel);
             let (skip, sources) = unlisted::keep(store, r.root_id, folder)?;
             on_disk.extend(sources);
-            if !ignored {
-                unread.push(Change::Skipped { path: in_root(&r.name, &skip.path), reason: skip.reason });
+            let path = in_root(&r.name, &skip.path);
+            if !ignored && told.news(&path, &skip.reason, &abs) {
+                unread.push(Change::Skipped { path: path.clone(), reason: skip.reason });
             }
+            met.insert(path);
         }
+        told.forget(&in_root(&r.name, rel), &met);
         for cand in found.candidates {
             on_disk.insert(cand.rel.clone());
             if !self.ignored(&cand.rel, false) {
@@ -337,10 +363,8 @@ impl Watched {
         let file = match result {
             Ok(file) => file,
             Err(FileError::Skip(reason)) => {
-                let stamp = std::fs::metadata(&p.cand.abs).ok().map(|m| (m.modified().ok(), m.len()));
-                let told = sync.told.0.insert(path.clone(), (reason.clone(), stamp));
-                let again = told.is_some_and(|(why, then)| why == reason && then == stamp);
-                return Ok(if again { Vec::new() } else { vec![Change::Skipped { path, reason }] });
+                let news = sync.told.news(&path, &reason, &p.cand.abs);
+                return Ok(if news { vec![Change::Skipped { path, reason }] } else { Vec::new() });
             }
             Err(FileError::Fatal(e)) => return Err(e.context(format!("indexing {path}"))),
         };
