@@ -181,6 +181,8 @@ impl Watched {
                 }
                 Err(_) => {
                     let r = &self.roots[root];
+                    // Gone: what was told of it (or below it) is dropped, not kept for ever.
+                    sync.told.forget(&in_root(&r.name, &rel), &HashSet::new());
                     for source in sync.store.sources_under(r.root_id, &rel)? {
                         if in_scope(&source.rel_path, &r.scope) {
                             gone.push((root, source));
