@@ -511,3 +511,29 @@ fn a_folder_watch_cannot_list_is_told_once_until_it_changes_or_is_listed() {
     drop(closed);
     watch.interrupt();
 }
+
+#[test]
+fn a_remembered_folder_that_is_a_link_loop_is_called_one_with_the_link_to_fix_by_ingest_and_watch() {
+    // It was "cannot be read (Too many levels of symbolic links …): … check that this user may enter it".
+    let env = Env::new();
+    env.write("notes/n.md", "# N\n\nNarwhal tusks.\n");
+    let looping = env.path("loop");
+    std::os::unix::fs::symlink(&looping, &looping).unwrap();
+    let roots = format!("roots = [{:?}, {:?}]", env.notes().display().to_string(), looping.display().to_string());
+    let models = "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n";
+    env.write("config/kebab/config.toml", format!("{models}[workspace]\n{roots}\n"));
+    // Named as the index names folders: the folder it is in resolved.
+    let named = format!("workspace.roots folder {} ", std::fs::canonicalize(env.path("")).unwrap().join("loop").display());
+    let said = |err: &str| {
+        let warning = err.lines().find(|l| l.contains(&named)).unwrap_or_else(|| panic!("not named: {err}"));
+        assert!(warning.contains("is a symbolic link that leads back to itself, a link loop ("), "{warning}");
+        assert!(warning.contains(": nothing was indexed from it; fix or remove the link"), "{warning}");
+        assert!(!warning.contains("may enter"), "{warning}");
+    };
+    let out = env.run(&["ingest"]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    said(&common::stderr(&out));
+    assert_eq!(paths(&search(&env, "narwhal")), ["notes/n.md"], "the other folder was not ingested");
+    let watch = Watch::start(&env, &[]);
+    said(&watch.interrupt());
+}

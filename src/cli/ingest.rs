@@ -296,6 +296,7 @@ pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> Stri
         n => format!("its {n} documents are kept and still found"),
     };
     let (state, todo) = match (gone.not_found, configured) {
+        (false, _) if gone.link_loop => (format!("is {}", gone.reason), ingest::FIX_LINK),
         (false, _) => (format!("cannot be read ({})", gone.reason), "check that this user may enter it"),
         (true, false) => {
             ("is not there".to_string(), "restore it (or mount its disk), or run `kebab ingest --prune` to forget it")

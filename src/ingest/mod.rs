@@ -30,8 +30,8 @@ use crate::error::UserError;
 use crate::script::one_line;
 use crate::store::{Store, name_in_index};
 use chunk::ChunkLimits;
-pub use skip::{Skipped, nothing_ingested};
-use skip::{FIX_LINK, NOT_REGULAR, cannot_read, link_loop, no_file_read, use_format};
+pub use skip::{FIX_LINK, Skipped, nothing_ingested};
+use skip::{NOT_REGULAR, cannot_read, link_loop, no_file_read, use_format};
 pub use format::{Format, FormatChoice};
 pub use remembered::{MissingRoot, nothing_to_ingest};
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Summary, Target, expand_root, locate, outermost, relative, target_of};
+use super::{Summary, Target, expand_root, link_loop, locate, outermost, relative, target_of};
 use crate::config::Config;
 use crate::error::UserError;
 use crate::store::Store;
@@ -32,6 +32,9 @@ pub struct MissingRoot {
     /// enter): only such a folder is forgotten by `--prune`.
     #[serde(skip)]
     pub not_found: bool,
+    /// A symbolic link that leads back to itself: the link is to fix, not who may enter it.
+    #[serde(skip)]
+    pub link_loop: bool,
 }
 
 /// A remembered folder that could not be resolved, and why.
@@ -100,7 +103,10 @@ pub(super) fn kept(store: &Store, gone: Vec<Gone>) -> Result<Vec<MissingRoot>> {
 fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
     let not_found = error.kind() == std::io::ErrorKind::NotFound;
     let path_text = crate::store::dir_in_index(&path);
-    let mut missing = MissingRoot { path: path_text, documents: 0, reason: error.to_string(), not_found };
+    let looping = link_loop(&error);
+    let link_loop = looping.is_some();
+    let reason = looping.unwrap_or_else(|| error.to_string());
+    let mut missing = MissingRoot { path: path_text, documents: 0, reason, not_found, link_loop };
     let place = store.root_containing(&path)?.map(|(id, _, dir)| (id, relative(&path, &dir)));
     if let Some((id, scope)) = &place {
         missing.documents = store.count_missing(*id, scope, &HashSet::new())?;

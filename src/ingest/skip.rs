@@ -66,7 +66,7 @@ pub(super) fn link_loop(e: &std::io::Error) -> Option<String> {
 }
 
 /// What to do about a link that leads nowhere or back to itself; the way out for any file not to read.
-pub(super) const FIX_LINK: &str = "fix or remove the link";
+pub const FIX_LINK: &str = "fix or remove the link";
 const EXCLUDE_IT: &str = "list it in workspace.exclude";
 
 /// Why a file could not be read, with what to do about it.
