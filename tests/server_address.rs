@@ -358,6 +358,44 @@ fn auto_says_a_server_whose_model_list_broke_off_answered_and_to_check_it_not_no
 }
 
 #[test]
+fn a_model_list_of_over_4_mib_is_said_to_be_too_long_to_read_not_to_be_another_servers_and_one_of_4_mib_is_read() {
+    const MIB: usize = 1024 * 1024;
+    // Ollama's list of exactly `size` bytes, the model asked for ("qwen", listed as "qwen:latest") last.
+    let list = |size: usize| {
+        let (head, tail) = (r#"{"models":[{"name":"other","digest":""#, r#""},{"name":"qwen:latest"}]}"#);
+        let reply = format!("{head}{}{tail}", "0".repeat(size - head.len() - tail.len()));
+        assert_eq!(reply.len(), size);
+        vec![response("200 OK", "application/json", &reply)]
+    };
+    let doctor = |provider: &str, server: &Server| {
+        String::from_utf8_lossy(&home_with(provider, &server.url).run(&["doctor"]).stdout).into_owned()
+    };
+    // At the cap the list is read whole, and has the model.
+    let server = Server::start(vec![list(4 * MIB)]);
+    let shown = doctor("ollama", &server);
+    assert!(shown.contains(&format!("Ollama at {} has qwen", server.url)), "{shown}");
+
+    // A byte past it is too long to read, where cut there it read as not Ollama's list.
+    let too_long = "the server at llm.base_url sent a longer model list than kebab reads: check that llm.base_url is \
+                    the Ollama server's; for one with that many models set llm.provider = \"ollama\" \
+                    (only \"auto\" and `kebab doctor` read the list)";
+    let answered = "/api/tags answered 200: a model list of over 4 MiB, more than kebab reads";
+    let server = Server::start(vec![list(4 * MIB + 1)]);
+    let out = home_with("auto", &server.url).run(&["ask", "How do I create a new project with cargo?"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let said = format!("the model server at {}{answered}; {too_long}; answering with the built-in extractive", server.url);
+    assert!(err.contains(&said), "{err}");
+    assert!(!err.contains("not Ollama's model list"), "{err}");
+
+    let server = Server::start(vec![list(4 * MIB + 1)]);
+    let shown = doctor("ollama", &server);
+    assert!(shown.contains(&format!("{}{answered}", server.url)), "{shown}");
+    assert!(shown.contains(&format!("fix: {too_long}\n")), "{shown}");
+    assert!(!shown.contains("not Ollama's model list"), "{shown}");
+}
+
+#[test]
 fn auto_says_a_server_that_took_the_connection_but_listed_its_models_too_late_sent_nothing_not_no_model_server() {
     let slow = "the server at llm.base_url took the connection but did not list its models in time: \
                 check that server and its log; for one that is only slow, provider \"ollama\" waits \

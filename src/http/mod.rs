@@ -218,10 +218,12 @@ pub fn read_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> 
 
 /// `read_body` for an answer that is of no use cut short (a model list,
 /// whose first half would read as another server's answer): a failure
-/// mid-read is an error.
-pub fn read_whole_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> {
-    let (bytes, result) = read_bytes(resp, limit);
-    result.map(|_| String::from_utf8_lossy(&bytes).into_owned())
+/// mid-read is an error, and one longer than `limit` is `None` — a byte past
+/// it is read to tell it from one that fits, so it is not cut and called malformed.
+pub fn read_whole_body(resp: Response<Body>, limit: u64) -> Result<Option<String>, io::Error> {
+    let (bytes, result) = read_bytes(resp, limit + 1);
+    result?;
+    Ok((bytes.len() as u64 <= limit).then(|| String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Up to `limit` bytes of a body, and how the read ended.

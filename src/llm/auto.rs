@@ -62,7 +62,7 @@ pub fn select(cfg: &LlmConfig) -> Selected {
 
 /// For a model server that answered, but not at this address (an https one
 /// for plain HTTP, a redirect) or not as Ollama does (an error status, a page
-/// that is not its model list, a list that broke off: `ollama::probe`), the advice the explicit
+/// that is not its model list, a list that broke off or is too long: `ollama::probe`), the advice the explicit
 /// providers give: what `auto` and `kebab doctor` say in place of "no model
 /// server" or "start it". So for one that took the connection but did not
 /// answer in time (a timeout on connecting is `Unreachable`).

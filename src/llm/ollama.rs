@@ -31,6 +31,12 @@ const WANTS_KEY: &str = "the server at llm.base_url wants an API key, which keba
 const FAILED: &str = "the server at llm.base_url answers, but failed to list its models: \
                       check that server (or, behind a proxy, the one it forwards to) and its log";
 
+/// The advice for a model list longer than `MAX_TAGS_BODY`: thousands of
+/// models is more than an Ollama server holds, but only the list is in the way.
+const TOO_LONG: &str = "the server at llm.base_url sent a longer model list than kebab reads: check that llm.base_url is \
+                        the Ollama server's; for one with that many models set llm.provider = \"ollama\" \
+                        (only \"auto\" and `kebab doctor` read the list)";
+
 /// The largest `/api/tags` answer `probe` reads (a few thousand models).
 const MAX_TAGS_BODY: u64 = 4 * 1024 * 1024;
 
@@ -226,9 +232,9 @@ impl Ollama {
 /// `llama3:latest`). A server that answers but lacks the model is `Ok(false)`;
 /// a server that is down or answers nonsense is an error. A server that
 /// answers, but with an error status, not with a model list or with one that
-/// breaks off, is one that is not Ollama, one that wants a key, or one that
-/// failed: its error's hint says what to set or check (a 404's also an
-/// address under another API's path).
+/// breaks off or is too long to read, is one that is not Ollama, one that wants
+/// a key, or one that failed: its error's hint says what to set or check (a
+/// 404's also an address under another API's path).
 pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<bool, LlmError> {
     let url = format!("{}/api/tags", base_url.trim_end_matches('/'));
     let resp = http::get(&url, connect_timeout)?;
@@ -255,6 +261,11 @@ pub fn probe(base_url: &str, model: &str, connect_timeout: Duration) -> Result<b
         };
         LlmError::Http { url: url.clone(), status, message: format!("its reply broke off ({why})"), hint: Some(FAILED.into()) }
     })?;
+    // Cut at the cap, it would read as a list that is not Ollama's.
+    let Some(body) = body else {
+        let message = format!("a model list of over {} MiB, more than kebab reads", MAX_TAGS_BODY >> 20);
+        return Err(LlmError::Http { url, status, message, hint: Some(TOO_LONG.into()) });
+    };
     // A web page (a proxy's login, a web UI on Ollama's port) or another API's answer.
     let not_a_list = |what: String| LlmError::Http {
         url: url.clone(),

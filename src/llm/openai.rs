@@ -105,12 +105,9 @@ impl OpenAi {
     ) -> Result<Completion, LlmError> {
         let status = resp.status().as_u16();
         // Cut short, what came is no answer: the error says it broke off (or stalled), not that it is malformed.
-        // A byte past the cap tells an answer too large to read from one that fits.
-        let body = http::read_whole_body(resp, MAX_JSON_BODY + 1)
-            .map_err(|e| http::read_error(url, self.timeout, LineError::Io(e), ""))?;
-        if body.len() as u64 > MAX_JSON_BODY {
-            return Err(too_large(url, status));
-        }
+        let body = http::read_whole_body(resp, MAX_JSON_BODY)
+            .map_err(|e| http::read_error(url, self.timeout, LineError::Io(e), ""))?
+            .ok_or_else(|| too_large(url, status))?;
         let json: Value = serde_json::from_str(&body)
             .map_err(|_| http::stream_error(url, format!("malformed JSON answer: {}", http::excerpt(&body)), ""))?;
         if json.get("error").is_some_and(|e| !e.is_null()) {
