@@ -5,7 +5,8 @@
 //! lock error, every session must hold exactly the turns asked, numbered
 //! 0..n-1, each with its answer row, and SQLite's integrity check must pass.
 //! The `--ignored` test runs the same with larger counts
-//! (`scripts/concurrency.sh` runs it and prints the figures).
+//! (`scripts/concurrency.sh` runs it and prints the figures). And a new
+//! folder is walked before its ingest waits on another writer's lock.
 
 mod common;
 
@@ -280,6 +281,52 @@ fn run_and_check(load: Load) {
 #[test]
 fn a_repl_an_ingest_and_session_asks_at_once_lose_no_turn_and_hit_no_lock() {
     run_and_check(Load { bulk_notes: 300, repl_questions: 6, own_workers: 2, shared_workers: 4, asks_per_worker: 6 });
+}
+
+#[test]
+fn a_new_folder_is_walked_and_counted_while_another_process_holds_the_write_lock_not_once_it_lets_go() {
+    // A new folder's root is written in the transaction of its first note: opened before the walk, it kept
+    // every other writer waiting (and failing past its busy timeout) while a large folder was listed.
+    // Here the other writer holds the lock first: the walk and its count ("planned") must not wait on it.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
+    let (name, text, _) = TOPICS[0];
+    env.write(&format!("notes/{name}.md"), format!("# {name}\n\n{text}\n"));
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    let (name, text, _) = TOPICS[1];
+    env.write(&format!("more/{name}.md"), format!("# {name}\n\n{text}\n"));
+    env.write("more/photo.jpg", "not a note");
+
+    let writer = Connection::open(env.database()).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut cmd = env.cmd(&["ingest", env.path("more").to_str().unwrap()]);
+    let mut child = common::spawn_piped(cmd.env("KEBAB_PROGRESS", "plain"));
+    let (send, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let reader = thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok) {
+            let _ = send.send(line);
+        }
+    });
+    // The note's size: the photo is no note, so not counted.
+    let planned = format!("planned 1 file, {} B", format!("# {name}\n\n{text}\n").len());
+    // kebab waits for the lock up to its busy timeout (10 s); a walk of two files takes far less than 8 s.
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let mut said = Vec::new();
+    while !said.contains(&planned) {
+        let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) else { break };
+        said.push(line);
+    }
+    let counted = said.contains(&planned);
+    writer.execute_batch("ROLLBACK").unwrap();
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    said.push("(the other process let go)".into());
+    said.extend(lines.try_iter());
+    let said = said.join("\n");
+    assert!(counted, "no '{planned}' while another process held the write lock:\n{said}");
+    assert!(out.status.success(), "{said}");
+    assert!(env.doc_paths().contains(&format!("more/{name}.md")), "{said}");
 }
 
 /// The heavier run: `scripts/concurrency.sh`, or

@@ -176,7 +176,13 @@ fn run_targets(
     let held = |store: &Store, root_id, scope: &str| store.count_missing(root_id, scope, &std::collections::HashSet::new());
     let own = own::Own::of(store);
 
+    let walk_at = |target: &Target| own.leave_out(walk(target, &excludes, opts.format, opts.format_flag), &target.root_dir);
     for target in &targets {
+        // Walked before the write transaction a new root opens (below): other writers (kebab watch, the
+        // MCP server, another ingest) wait on this run only while it writes, not while it lists a large folder.
+        let walked_at = holder(store, target)?.1;
+        let found = walk_at(&walked_at);
+        on(Event::Planned { files: found.candidates.len(), bytes: found.candidates.iter().map(|c| c.bytes).sum() });
         // A root this run makes (absorbing none) is written in the batch of its notes, and rolled back
         // with it when none is indexed (`pipeline::write_target`): the database stays as it was.
         let created = store.root_containing(&target.start())?.is_none();
@@ -185,7 +191,8 @@ fn run_targets(
         }
         let (root_id, root_name, target) = place_target(store, target, on)?;
         let target = &target;
-        let found = own.leave_out(walk(target, &excludes, opts.format, opts.format_flag), &target.root_dir);
+        // Another run made a root holding this folder during the walk: its paths are relative to that root.
+        let found = if target.root_dir == walked_at.root_dir { found } else { walk_at(target) };
         let Walk { candidates, errors: mut walk_errors, unlisted, present } = found;
         // A folder named that holds no file kebab reads (and nothing indexed)
         // is said to, not passed as "nothing changed".
@@ -214,7 +221,6 @@ fn run_targets(
             summary.skipped += 1;
             summary.skipped_files.push(skip);
         }
-        on(Event::Planned { files: candidates.len(), bytes: candidates.iter().map(|c| c.bytes).sum() });
 
         let reformat = !matches!(opts.format, FormatChoice::Auto);
         let reading = pipeline::Reading { root_id, root_name: &root_name, cfg, limits: &limits, force: opts.force, reformat };
@@ -235,22 +241,30 @@ fn run_targets(
     Ok(summary)
 }
 
-/// The root a target belongs to (id, name) and the target re-expressed
-/// against it: a folder or file inside an already ingested folder belongs to
-/// that root, so its documents keep their paths instead of being indexed twice.
-/// For the same reason a root inside the folder joins its root (`on` hears of
-/// it): no folder is a root inside another.
-fn place_target(store: &mut Store, target: &Target, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
+/// The root already holding a target (id, name), if any, and the target
+/// re-expressed against it: a folder or file inside an already ingested folder
+/// belongs to that root, so its documents keep their paths instead of being
+/// indexed twice. Writes nothing.
+fn holder(store: &Store, target: &Target) -> Result<(Option<(i64, String)>, Target)> {
     let wanted = target.start();
-    let (id, name, placed) = match store.root_containing(&wanted)? {
+    Ok(match store.root_containing(&wanted)? {
         Some((id, name, dir)) => {
             let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
-            (id, name, Target { root_dir: dir, scope })
+            (Some((id, name)), Target { root_dir: dir, scope })
         }
-        None => {
-            let (id, name) = store.ensure_root(&target.root_dir)?;
-            (id, name, target.clone())
-        }
+        None => (None, target.clone()),
+    })
+}
+
+/// The root a target belongs to (id, name), made when none holds it, and the
+/// target re-expressed against it (`holder`). A root inside the folder joins
+/// its root (`on` hears of it), for the same reason: no folder is a root
+/// inside another.
+fn place_target(store: &mut Store, target: &Target, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
+    let (held, placed) = holder(store, target)?;
+    let (id, name) = match held {
+        Some(root) => root,
+        None => store.ensure_root(&target.root_dir)?,
     };
     for inner in store.roots_inside(&placed.root_dir)? {
         let prefix = relative(&inner.dir, &placed.root_dir);
