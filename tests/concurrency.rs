@@ -6,7 +6,8 @@
 //! 0..n-1, each with its answer row, and SQLite's integrity check must pass.
 //! The `--ignored` test runs the same with larger counts
 //! (`scripts/concurrency.sh` runs it and prints the figures). And a new
-//! folder is walked before its ingest waits on another writer's lock.
+//! folder is walked before its ingest waits on another writer's lock, and a
+//! re-ingest that finds nothing changed does not wait on it at all.
 
 mod common;
 
@@ -327,6 +328,36 @@ fn a_new_folder_is_walked_and_counted_while_another_process_holds_the_write_lock
     assert!(counted, "no '{planned}' while another process held the write lock:\n{said}");
     assert!(out.status.success(), "{said}");
     assert!(env.doc_paths().contains(&format!("more/{name}.md")), "{said}");
+}
+
+#[test]
+fn a_re_ingest_of_an_unchanged_folder_finishes_while_another_process_holds_the_write_lock() {
+    // The batch's write transaction was opened before the first file was read: a re-ingest that found
+    // every file unchanged held SQLite's write lock throughout, and here, with the lock held by another
+    // writer, waited out its busy timeout (10 s) to fail with "database is locked". Reading needs no lock.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
+    for (name, text, _) in TOPICS {
+        env.write(&format!("notes/{name}.md"), format!("# {name}\n\n{text}\n"));
+    }
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+
+    let writer = Connection::open(env.database()).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut child = common::spawn_piped(&mut env.cmd(&["ingest", env.notes().to_str().unwrap()]));
+    // Six unchanged notes take well under a second; kebab waiting on the lock would take 10 s.
+    let deadline = Instant::now() + Duration::from_secs(8);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(50));
+    }
+    let finished = child.try_wait().unwrap().is_some();
+    writer.execute_batch("ROLLBACK").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), common::stderr(&out));
+    assert!(finished, "the re-ingest was still running 8 s into another process's write lock; it then said:\n{said}");
+    assert!(out.status.success(), "{said}");
+    let unchanged = format!("nothing changed: {n} documents in {n} files unchanged", n = TOPICS.len());
+    assert!(said.starts_with(&unchanged), "expected '{unchanged}', got:\n{said}");
 }
 
 /// The heavier run: `scripts/concurrency.sh`, or

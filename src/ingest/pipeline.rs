@@ -270,10 +270,13 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
     })
 }
 
-/// The writer's half: each prepared file into the open batch, in walk order.
+/// The writer's half: each prepared file into the batch, in walk order.
 /// Returns with the last batch still open, and whether a file was written in
 /// it: the caller commits it once the reader is known to have finished, or
-/// rolls it back on an error.
+/// rolls it back on an error. A batch opens at the first file to write, not
+/// before: reading a file to find it unchanged takes no write lock, so a
+/// re-ingest with nothing changed keeps no other writer (kebab watch, the MCP
+/// server, another ingest) waiting on it, nor failing past its busy timeout.
 fn write_files(
     store: &mut Store,
     reading: &Reading,
@@ -287,12 +290,10 @@ fn write_files(
     // Committed early only once a file is written in it: until then it may
     // hold a new root's row alone, which is kept only with a note.
     let mut wrote = false;
-    store.begin_batch()?;
     // A reader that stopped early ends the loop short; the caller reports it.
     for (cand, file) in files.iter().zip(prepared.iter()) {
         if batch.due(cand.bytes) && wrote {
             store.commit_batch()?;
-            store.begin_batch()?;
             wrote = false;
         }
         tally.summary.files_seen += 1;
@@ -312,6 +313,8 @@ fn write_files(
             }
             Ok(Prepared::Changed { input, bad_lines }) => {
                 let force = reading.force || recut.contains(&cand.rel);
+                // Opened at the first file to write; gone on with when open (a new root's, an earlier file's).
+                store.begin_batch()?;
                 let outcome = store.apply_source(&input, force).map_err(|e| e.context(format!("indexing {display}")))?;
                 wrote = true;
                 FileResult { outcome, bad_lines }
