@@ -4,7 +4,8 @@
 //! stream — is the server turning the request down (`model_error`, with a
 //! hint where the user can act), not a stream that broke, while one after some
 //! text is a stream that broke, keeping it (with the same hint for a context
-//! overrun); and an answer that broke off mid-body says so rather than
+//! overrun); and an answer that broke off mid-body, or one too large to read
+//! (a chat answer sent whole, an embedding server's), says so rather than
 //! calling what came malformed.
 
 mod common;
@@ -130,4 +131,31 @@ fn an_openai_answer_sent_whole_past_16_mib_says_it_is_too_large_and_what_to_do_n
     assert!(!err.contains("malformed"), "{err}");
     let hint = err.lines().find(|l| l.starts_with("hint: ")).unwrap_or_default();
     assert!(hint.contains("llm.max_answer_tokens") && hint.contains("--no-stream"), "{err}");
+}
+
+#[test]
+fn an_embedding_answer_past_256_mib_says_it_is_too_large_not_that_it_is_malformed() {
+    // An embedding server gone wild: 257 MiB of well-formed JSON. Cut at the cap, the rest read as malformed JSON.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let Ok((mut conn, _)) = listener.accept() else { return };
+        common::read_request(&conn);
+        let (open, zeros, close) = (r#"{"embeddings":[[1"#, ",0".repeat(512 * 1024), "]]}");
+        let length = open.len() + 257 * zeros.len() + close.len();
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n{open}");
+        // Sent a MiB at a time; kebab hanging up once it has read past its cap ends it.
+        let _ = conn.write_all(head.as_bytes());
+        let _ = (0..257).try_for_each(|_| conn.write_all(zeros.as_bytes()));
+        let _ = conn.write_all(close.as_bytes());
+    });
+    let env = common::Env::new();
+    env.write("notes/n.md", "# N\n\nNarwhal tusks.\n");
+    env.write("config/kebab/config.toml", format!("[embedding]\nprovider = \"ollama\"\nbase_url = \"{url}\"\nmodel = \"m\"\n"));
+    let out = env.run(&["ingest", env.notes().to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&format!("the stream from {url}/api/embed broke: an answer over 256 MiB")), "{err}");
+    assert!(!err.contains("malformed"), "{err}");
 }

@@ -13,7 +13,6 @@ pub mod openai;
 pub mod roles;
 pub mod wordpiece;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -144,17 +143,10 @@ fn post_batch(
         let message = format!("the server sent a web page, not embeddings — is embedding.base_url right? ({page})");
         return Err(http::stream_error(url, message, ""));
     }
-    let mut bytes = Vec::new();
     // Not `http::read_body`: it keeps a body cut by a timeout, which would then read as malformed JSON.
-    resp.into_body()
-        .into_reader()
-        .take(MAX_ANSWER_BYTES + 1)
-        .read_to_end(&mut bytes)
+    let bytes = http::read_whole_bytes(resp, MAX_ANSWER_BYTES)
         .map_err(|e| http::read_error(url, timeout, http::LineError::Io(e), ""))?;
-    if bytes.len() as u64 > MAX_ANSWER_BYTES {
-        return Err(http::stream_error(url, format!("an answer over {} MiB", MAX_ANSWER_BYTES >> 20), ""));
-    }
-    Ok(bytes)
+    bytes.ok_or_else(|| http::stream_error(url, format!("an answer over {} MiB", MAX_ANSWER_BYTES >> 20), ""))
 }
 
 /// Reads an answer as `T`, telling a body that is not JSON from JSON of the

@@ -217,13 +217,18 @@ pub fn read_body(resp: Response<Body>, limit: u64) -> Result<String, io::Error> 
 }
 
 /// `read_body` for an answer that is of no use cut short (a model list,
-/// whose first half would read as another server's answer): a failure
-/// mid-read is an error, and one longer than `limit` is `None` — a byte past
-/// it is read to tell it from one that fits, so it is not cut and called malformed.
+/// whose first half would read as another server's answer): see `read_whole_bytes`.
 pub fn read_whole_body(resp: Response<Body>, limit: u64) -> Result<Option<String>, io::Error> {
+    Ok(read_whole_bytes(resp, limit)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// A whole body (an embedding server's JSON answer, `read_whole_body`'s text):
+/// a failure mid-read is an error, and one longer than `limit` is `None` — a byte
+/// past it is read to tell it from one that fits, so it is not cut and called malformed.
+pub fn read_whole_bytes(resp: Response<Body>, limit: u64) -> Result<Option<Vec<u8>>, io::Error> {
     let (bytes, result) = read_bytes(resp, limit + 1);
     result?;
-    Ok((bytes.len() as u64 <= limit).then(|| String::from_utf8_lossy(&bytes).into_owned()))
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// Up to `limit` bytes of a body, and how the read ended.
