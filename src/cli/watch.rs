@@ -107,7 +107,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let (watched, missing) = Watched::resolve(&mut store, &cfg, &ctx.config_dir(), &args.paths)?;
     for gone in &missing {
         let warning = super::ingest::missing_root_warning(gone, !cfg.workspace.roots.is_empty());
-        ctx.out.warn(format!("{warning} (not watched: start `kebab watch` again once it is back)"));
+        // A link loop is there all along: what brings it back is its link fixed.
+        let back = if gone.link_loop { "the link is fixed" } else { "it is back" };
+        ctx.out.warn(format!("{warning} (not watched: start `kebab watch` again once {back})"));
     }
     if watched.roots().is_empty() {
         return Err(UserError::new("bad_input", "nothing to watch: none of the remembered folders is there")
