@@ -3,10 +3,10 @@
 //! first line of an Ollama stream, as the first event of an OpenAI-compatible
 //! stream — is the server turning the request down (`model_error`, with a
 //! hint where the user can act), not a stream that broke, while one after some
-//! text is a stream that broke, keeping it (with the same hint for a context
-//! overrun); and an answer that broke off mid-body, or one too large to read
-//! (a chat answer sent whole, an embedding server's), says so rather than
-//! calling what came malformed.
+//! text is a stream that broke, keeping it (for a context overrun, with a
+//! hint that the prompt and the answer so far overran it); and an answer that
+//! broke off mid-body, or one too large to read (a chat answer sent whole, an
+//! embedding server's), says so rather than calling what came malformed.
 
 mod common;
 
@@ -98,7 +98,7 @@ fn an_openai_answer_sent_whole_that_breaks_off_says_it_broke_off_not_that_it_is_
 }
 
 #[test]
-fn a_context_overrun_reported_after_some_text_keeps_the_text_and_gets_the_hint_it_gets_before_any() {
+fn a_context_overrun_reported_after_some_text_keeps_the_text_and_gets_a_hint_for_the_prompt_and_answer_together() {
     let llama = r#"{"code":500,"message":"the request exceeds the available context size, try increasing it"}"#;
     let ollama = r#"{"error":"the input length exceeds the context length"}"#;
     let cases = [
@@ -108,15 +108,21 @@ fn a_context_overrun_reported_after_some_text_keeps_the_text_and_gets_the_hint_i
         (Kind::Ollama, format!("{ollama}\n")),
     ];
     let hint_line = |err: &str| err.lines().find(|l| l.starts_with("hint: ")).map(String::from);
+    // Before any text only the prompt can have overrun the context; after some, the prompt and the answer so far
+    // did, so the answer's share of it (llm.max_answer_tokens) is named too. It was the first hint for both.
+    let prompt = "hint: the prompt was longer than the model's context on the server: set llm.context_tokens to that \
+                  context or lower (kebab fits its evidence to it), or lower rag.max_context_tokens to send less evidence";
+    let mid_answer = "hint: the prompt and the answer so far ran past the model's context on the server: set \
+                      llm.context_tokens to that context or lower (kebab keeps room in it for the answer), or lower \
+                      rag.max_context_tokens to send less evidence, or llm.max_answer_tokens to ask for a shorter answer";
     for (kind, error) in cases {
         let before = failed(kind, opened_with(kind, &error), "model_error", 5);
+        assert_eq!(hint_line(&before).as_deref(), Some(prompt), "{kind:?}: {before}");
         let reply = vec![stream_head(kind.content_type()), kind.piece("Run `cargo new`"), chunk(&error), end()];
         let after = failed(kind, reply, "llm_stream_aborted", 5);
         assert!(after.contains("error: the answer was cut short; the partial text is saved: "), "{kind:?}: {after}");
         assert!(after.contains("context"), "{kind:?}: the server's words are kept: {after}");
-        let hint = hint_line(&after);
-        assert!(hint.as_deref().is_some_and(|h| h.contains("llm.context_tokens")), "{kind:?}: {after}");
-        assert_eq!(hint, hint_line(&before), "{kind:?}: {after}\n{before}");
+        assert_eq!(hint_line(&after).as_deref(), Some(mid_answer), "{kind:?}: {after}");
     }
 }
 

@@ -143,25 +143,35 @@ pub use crate::http::ServerError as LlmError;
 const CONTEXT_HINT: &str = "the prompt was longer than the model's context on the server: set llm.context_tokens to \
                             that context or lower (kebab fits its evidence to it), or lower rag.max_context_tokens to send \
                             less evidence";
+/// The advice for a context overrun after some of the answer streamed: the
+/// prompt fitted, the answer did not. kebab keeps room for an answer of
+/// `llm.max_answer_tokens` in `llm.context_tokens`, so that is still the
+/// setting to bring down; less evidence leaves the answer more room, and a
+/// lower answer cap has the server stop before the context runs out.
+const MID_ANSWER_CONTEXT_HINT: &str = "the prompt and the answer so far ran past the model's context on the server: set \
+                                       llm.context_tokens to that context or lower (kebab keeps room in it for the answer), \
+                                       or lower rag.max_context_tokens to send less evidence, or llm.max_answer_tokens to \
+                                       ask for a shorter answer";
 
-/// `err` with `CONTEXT_HINT` when the server said the prompt overran the
-/// context (llama.cpp's "exceeds the available context size", OpenAI's and
+/// `err` with a context hint when the server said the context overran
+/// (llama.cpp's "exceeds the available context size", OpenAI's and
 /// vLLM's "maximum context length", Ollama's "context length") and no hint
-/// of its own applies — whether it said so in place of an answer or after
-/// some of one had streamed (llama.cpp running out of context mid-answer).
+/// of its own applies: `CONTEXT_HINT` where it said so in place of an answer,
+/// `MID_ANSWER_CONTEXT_HINT` where some of one had streamed (llama.cpp
+/// running out of context mid-answer).
 pub(crate) fn with_context_hint(err: LlmError) -> LlmError {
-    let context_hint = |message: &str| {
+    let context_hint = |message: &str, hint: &str| {
         let lower = message.to_lowercase();
         let overran =
             ["context length", "context size", "context_length", "context window"].iter().any(|w| lower.contains(w));
-        overran.then(|| CONTEXT_HINT.to_string())
+        overran.then(|| hint.to_string())
     };
     match err {
         LlmError::Http { url, status, message, hint: None } => {
-            LlmError::Http { hint: context_hint(&message), url, status, message }
+            LlmError::Http { hint: context_hint(&message, CONTEXT_HINT), url, status, message }
         }
         LlmError::Stream { url, message, partial, hint: None } => {
-            LlmError::Stream { hint: context_hint(&message), url, message, partial }
+            LlmError::Stream { hint: context_hint(&message, MID_ANSWER_CONTEXT_HINT), url, message, partial }
         }
         other => other,
     }
