@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Ctx;
 use crate::ingest::embed::EmbedSummary;
-use crate::ingest::{self, Event, FormatChoice, IngestOptions, MissingRoot, Skipped, Summary};
+use crate::ingest::{self, Event, FormatChoice, IngestOptions, Missing, MissingRoot, Skipped, Summary};
 use crate::render::{count, human_bytes};
 use crate::script::one_line;
 
@@ -295,13 +295,13 @@ pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> Stri
         1 => "its 1 document is kept and still found".to_string(),
         n => format!("its {n} documents are kept and still found"),
     };
-    let (state, todo) = match (gone.not_found, configured) {
-        (false, _) if gone.link_loop => (format!("is {}", gone.reason), ingest::FIX_LINK),
-        (false, _) => (format!("cannot be read ({})", gone.reason), "check that this user may enter it"),
-        (true, false) => {
+    let (state, todo) = match (gone.why, configured) {
+        (Missing::LinkLoop, _) => (format!("is {}", gone.reason), ingest::FIX_LINK),
+        (Missing::Unreadable, _) => (format!("cannot be read ({})", gone.reason), "check that this user may enter it"),
+        (Missing::NotThere, false) => {
             ("is not there".to_string(), "restore it (or mount its disk), or run `kebab ingest --prune` to forget it")
         }
-        (true, true) => (
+        (Missing::NotThere, true) => (
             "is not there".to_string(),
             "restore it (or mount its disk), or take it out of workspace.roots and run `kebab ingest --prune` to forget it",
         ),

@@ -108,7 +108,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     for gone in &missing {
         let warning = super::ingest::missing_root_warning(gone, !cfg.workspace.roots.is_empty());
         // A link loop is there all along: what brings it back is its link fixed.
-        let back = if gone.link_loop { "the link is fixed" } else { "it is back" };
+        let back = if gone.why == crate::ingest::Missing::LinkLoop { "the link is fixed" } else { "it is back" };
         ctx.out.warn(format!("{warning} (not watched: start `kebab watch` again once {back})"));
     }
     if watched.roots().is_empty() {

@@ -33,7 +33,7 @@ use chunk::ChunkLimits;
 pub use skip::{FIX_LINK, Skipped, nothing_ingested};
 use skip::{NOT_REGULAR, cannot_read, link_loop, no_file_read, use_format};
 pub use format::{Format, FormatChoice};
-pub use remembered::{MissingRoot, nothing_to_ingest};
+pub use remembered::{Missing, MissingRoot, nothing_to_ingest};
 
 /// A JSONL record is a passage someone already cut to size: it stays whole up
 /// to this size (on SciFact train, whole abstracts beat 1,600-char pieces:
@@ -185,11 +185,12 @@ fn run_targets(
         on(Event::Planned { files: found.candidates.len(), bytes: found.candidates.iter().map(|c| c.bytes).sum() });
         // A root this run makes (absorbing none) is written in the batch of its notes, and rolled back
         // with it when none is indexed (`pipeline::write_target`): the database stays as it was.
-        let created = store.root_containing(&target.start())?.is_none();
+        let holding = holder(store, target)?;
+        let created = holding.0.is_none();
         if created && store.roots_inside(&target.root_dir)?.is_empty() {
             store.begin_batch()?;
         }
-        let (root_id, root_name, target) = place_target(store, target, on)?;
+        let (root_id, root_name, target) = place_target(store, holding, on)?;
         let target = &target;
         // Another run made a root holding this folder during the walk: its paths are relative to that root.
         let found = if target.root_dir == walked_at.root_dir { found } else { walk_at(target) };
@@ -241,11 +242,14 @@ fn run_targets(
     Ok(summary)
 }
 
+/// The root holding a target, if any (id, name), and the target against it.
+type Holding = (Option<(i64, String)>, Target);
+
 /// The root already holding a target (id, name), if any, and the target
 /// re-expressed against it: a folder or file inside an already ingested folder
 /// belongs to that root, so its documents keep their paths instead of being
 /// indexed twice. Writes nothing.
-fn holder(store: &Store, target: &Target) -> Result<(Option<(i64, String)>, Target)> {
+fn holder(store: &Store, target: &Target) -> Result<Holding> {
     let wanted = target.start();
     Ok(match store.root_containing(&wanted)? {
         Some((id, name, dir)) => {
@@ -257,14 +261,14 @@ fn holder(store: &Store, target: &Target) -> Result<(Option<(i64, String)>, Targ
 }
 
 /// The root a target belongs to (id, name), made when none holds it, and the
-/// target re-expressed against it (`holder`). A root inside the folder joins
-/// its root (`on` hears of it), for the same reason: no folder is a root
-/// inside another.
-fn place_target(store: &mut Store, target: &Target, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
-    let (held, placed) = holder(store, target)?;
+/// target re-expressed against it: what `holder` found. A root inside the
+/// folder joins its root (`on` hears of it), for the same reason: no folder
+/// is a root inside another.
+fn place_target(store: &mut Store, holding: Holding, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
+    let (held, placed) = holding;
     let (id, name) = match held {
         Some(root) => root,
-        None => store.ensure_root(&target.root_dir)?,
+        None => store.ensure_root(&placed.root_dir)?,
     };
     for inner in store.roots_inside(&placed.root_dir)? {
         let prefix = relative(&inner.dir, &placed.root_dir);

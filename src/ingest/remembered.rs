@@ -28,13 +28,19 @@ pub struct MissingRoot {
     pub documents: usize,
     /// Why it could not be walked (`No such file or directory (os error 2)`).
     pub reason: String,
-    /// Nothing is there at all (rather than a folder this process may not
-    /// enter): only such a folder is forgotten by `--prune`.
     #[serde(skip)]
-    pub not_found: bool,
-    /// A symbolic link that leads back to itself: the link is to fix, not who may enter it.
-    #[serde(skip)]
-    pub link_loop: bool,
+    pub why: Missing,
+}
+
+/// What is wrong with a remembered folder, which says what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// Nothing is there at all: only such a folder is forgotten by `--prune`.
+    NotThere,
+    /// A symbolic link that leads back to itself: the link is to fix.
+    LinkLoop,
+    /// There, but this process may not enter it.
+    Unreadable,
 }
 
 /// A remembered folder that could not be resolved, and why.
@@ -76,7 +82,7 @@ pub(super) fn settle(store: &mut Store, gone: Vec<Gone>, prune: bool, summary: &
     for gone in gone {
         let (mut missing, place) = describe(store, gone)?;
         if prune
-            && missing.not_found
+            && missing.why == Missing::NotThere
             && let Some((id, scope)) = place
         {
             let removed = if scope.is_empty() { store.forget_root(id)? } else { store.prune(id, &scope, &HashSet::new())? };
@@ -101,12 +107,13 @@ pub(super) fn kept(store: &Store, gone: Vec<Gone>) -> Result<Vec<MissingRoot>> {
 /// holds them: the root it is, or the one it was a folder of (a root in the
 /// config may be a subfolder of an ingested one), and its scope there.
 fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
-    let not_found = error.kind() == std::io::ErrorKind::NotFound;
     let path_text = crate::store::dir_in_index(&path);
-    let looping = link_loop(&error);
-    let link_loop = looping.is_some();
-    let reason = looping.unwrap_or_else(|| error.to_string());
-    let mut missing = MissingRoot { path: path_text, documents: 0, reason, not_found, link_loop };
+    let (why, reason) = match link_loop(&error) {
+        Some(looping) => (Missing::LinkLoop, looping),
+        None if error.kind() == std::io::ErrorKind::NotFound => (Missing::NotThere, error.to_string()),
+        None => (Missing::Unreadable, error.to_string()),
+    };
+    let mut missing = MissingRoot { path: path_text, documents: 0, reason, why };
     let place = store.root_containing(&path)?.map(|(id, _, dir)| (id, relative(&path, &dir)));
     if let Some((id, scope)) = &place {
         missing.documents = store.count_missing(*id, scope, &HashSet::new())?;

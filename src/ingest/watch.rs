@@ -24,7 +24,7 @@ use super::chunk::ChunkLimits;
 use super::remembered::{self, MissingRoot};
 use super::unlisted::{self, Unlisted};
 use super::{
-    Candidate, FileError, FormatChoice, Target, build_excludes, format_of, in_root, place_target, relative, resolve_targets, walk,
+    Candidate, FileError, FormatChoice, Target, build_excludes, format_of, holder, in_root, place_target, relative, resolve_targets, walk,
 };
 use crate::config::Config;
 use crate::embed::Embedder;
@@ -140,7 +140,7 @@ impl Watched {
         };
         let mut roots = Vec::new();
         for target in targets {
-            let (root_id, name, placed) = place_target(store, &target, &mut |_| {})?;
+            let (root_id, name, placed) = place_target(store, holder(store, &target)?, &mut |_| {})?;
             let start = placed.start();
             let recursive = start.is_dir();
             let watch_path = if recursive { start } else { start.parent().map(Path::to_path_buf).unwrap_or(start) };
