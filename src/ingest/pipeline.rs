@@ -251,9 +251,12 @@ pub(super) fn write_target(store: &mut Store, reading: &Reading, files: &[Candid
             Ok((seen, wrote)) if read_all => {
                 // A batch that wrote no file holds nothing but, maybe, the row
                 // of a root this run made: without a note, no root is kept.
+                // With none open, every write is committed and the postings
+                // built for it stand (a rollback would drop them, and the
+                // last block would be rebuilt from the table).
                 if wrote {
                     store.commit_batch()?;
-                } else {
+                } else if store.in_batch() {
                     store.rollback_batch();
                 }
                 Ok(seen)

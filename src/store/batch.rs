@@ -23,6 +23,11 @@ impl Store {
         Ok(())
     }
 
+    /// Whether a batch is open (a write transaction not yet committed).
+    pub fn in_batch(&self) -> bool {
+        !self.conn.is_autocommit()
+    }
+
     /// Commits the open batch, if any.
     pub fn commit_batch(&self) -> Result<()> {
         if !self.conn.is_autocommit() {
