@@ -168,6 +168,30 @@ fn a_korean_question_in_a_past_or_must_form_the_notes_never_write_is_answered() 
 }
 
 #[test]
+fn a_question_about_an_outcome_asked_with_words_the_notes_never_write_is_answered() {
+    // "what went wrong in week 5?" and "what happens if the power goes out?"
+    // were refused on the demo notes: "went", "wrong", "happens" and "goes"
+    // are in no note, and the gate read them as topics the notes lack. Nor
+    // may "goes" in another note hold the durability note to it.
+    let env = builtin_notes_env(&[
+        ("wal.md", "# Durability\n\nA power cut can lose the last transactions, but the database is never corrupted.\n"),
+        ("starter.md", "# Starter\n\n- Week 2: hooch on top; the starter was hungry.\n- Week 5: pink streaks, so the jar was thrown away.\n"),
+        ("bus.md", "# Bus\n\nThe night bus goes every 30 minutes.\n"),
+        ("tea.md", TEA),
+    ]);
+    answers_open_with(
+        &env,
+        &[
+            ("what happens if the power goes out?", "\"A power cut can lose the last transactions, but the database is never corrupted.\" [#"),
+            ("what went wrong in week 5?", "\"Week 5: pink streaks, so the jar was thrown away.\" [#"),
+        ],
+    );
+    // Those words count for nothing either way: a topic the notes lack still refuses.
+    let out = env.ok(&["ask", "what happens if the dog goes out?"]);
+    assert!(out.contains("refused:"), "{out}");
+}
+
+#[test]
 fn a_question_asking_a_name_or_a_day_is_refused_by_a_passage_without_one() {
     // "what make is the heater in the fish tank" quoted "Heater: 50W,
     // thermostat on 25°C": on the topic, but no make in it.

@@ -78,6 +78,14 @@ const NOT_TOPICS: &[&str] = &[
     "usual", "usually", "normally", "typically", "generally",
 ];
 
+/// What a question about an outcome is asked with ("what happens if the
+/// power goes out?", "what went wrong in week 5?"): words that name none of
+/// its topic. The gate does not weigh them; the built-in answerer reads them
+/// only where the evidence writes them (a sentence saying what happens
+/// speaks to "what happens"), so a small notebook that never does is not
+/// held to them.
+pub const OUTCOME_FRAMES: &[&str] = &["happen", "happens", "happened", "happening", "goes", "went", "gone", "going", "wrong"];
+
 /// Words that name no topic even when nothing else is asked ("tell me
 /// more", "what about that one?", "그게 뭐야?", "더 알려줘"): a question made
 /// only of these, question words and stop words has nothing to search for.

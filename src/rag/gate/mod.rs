@@ -219,9 +219,14 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     let mut weights = Vec::new();
     let mut idf_sum = 0.0;
     let mut missing = 0.0;
-    let mut verbs = 0;
+    let mut phrasing = 0;
     let mut top_texts: Option<Vec<(i64, String)>> = None;
     for (k, (t, expr)) in terms.iter().zip(&exprs).enumerate() {
+        if crate::words::OUTCOME_FRAMES.contains(&t.word.as_str()) {
+            weights.push(0.0);
+            phrasing += 1;
+            continue;
+        }
         // Counted once per state of the index (the store keeps the counts).
         let mut df = store.docs_matching(FtsIndex::Words, expr)? as f64;
         // A word the index holds only inside longer Korean words: a
@@ -243,7 +248,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
         // form. It counts for nothing.
         if df == 0.0 && t.cjk && crate::script::is_verb_form(&t.word) {
             weights.push(0.0);
-            verbs += 1;
+            phrasing += 1;
             continue;
         }
         idf_sum += ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
@@ -278,7 +283,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     report.best_chunk = Some(best);
     report.coverage = score;
     report.signals.coverage = score;
-    let content = terms.len() - verbs;
+    let content = terms.len() - phrasing;
     report.signals.content_words = content;
     report.signals.missing = if content > 0 { missing / content as f64 } else { 0.0 };
     // Capped: past this every query's best chunk matches it fully (the
