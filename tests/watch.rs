@@ -370,10 +370,11 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
     assert!(watch.seen.iter().all(|e| e["event"] != "removed"), "{:?}", watch.seen);
     assert_eq!(paths(&search(&env, "lanterns")), ["notes/closed/b.md"], "the unlisted folder's note was removed");
 
-    // Listable again, it is watched; closed once more, a change inside it
-    // (a note this process can no longer look at) is skipped, not removed.
+    // Listable again, it is watched (a note made there is seen); closed once more, a change
+    // inside it (a note this process can no longer look at) is skipped, not removed.
     drop(closed);
-    watch.wait_for("the rewatching event", |e| e["event"] == "rewatching");
+    env.write("notes/closed/c.md", "# C\n\nOtters swim.\n");
+    watch.wait_for("the note made in the folder opened", |e| e["event"] == "added" && e["path"] == "notes/closed/c.md");
     let closed = common::unlistable(env.path("notes/closed"));
     env.write("notes/closed/b.md", "# B\n\nLanterns glow by the walrus.\n");
     let change = watch.wait_for("an event for the note", |e| e["path"] == "notes/closed/b.md");
@@ -382,6 +383,47 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
     assert_eq!(paths(&search(&env, "lanterns")), ["notes/closed/b.md"], "the note was removed");
     drop(closed);
     watch.interrupt();
+}
+
+#[test]
+fn a_folder_that_cannot_be_read_at_the_start_leaves_the_rest_watched_and_is_watched_once_it_opens() {
+    // notify's walk stopped at it: "cannot watch notes yet; waiting for it to appear", the folders
+    // after it in the walk not watched, and the whole folder walked again for every event.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/closed/b.md", "# B\n\nLanterns glow.\n");
+    // Folders on both sides of it in the walk, whatever order the disk lists them in.
+    let folders: Vec<String> = (0..12).map(|i| format!("notes/f{i}")).collect();
+    for folder in &folders {
+        std::fs::create_dir_all(env.path(folder)).unwrap();
+    }
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.ok(&["ingest", &notes]);
+    let closed = common::unlistable(env.path("notes/closed"));
+    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
+        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
+        return;
+    };
+    let is_closed = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/closed";
+    let added = |e: &Value, path: &str| e["event"] == "added" && e["path"] == path;
+    let mut watch = Watch::spawn(cmd);
+    watch.wait_for("the catch-up's skip of notes/closed", is_closed);
+    let made: Vec<String> = folders.iter().map(|f| format!("{f}/n.md")).collect();
+    for path in &made {
+        env.write(path, "# N\n\nKites fly.\n");
+    }
+    while !made.iter().all(|path| watch.seen.iter().any(|e| added(e, path))) {
+        watch.wait_for("a note made in each other folder", |e| e["event"] == "added");
+    }
+    // Readable again: the chmod brings it into the watch, and a note saved there after is seen.
+    drop(closed);
+    env.write("notes/closed/c.md", "# C\n\nOtters swim.\n");
+    watch.wait_for("the note made in the folder opened", |e| added(e, "notes/closed/c.md"));
+    env.write("notes/closed/b.md", "# B\n\nLanterns glow by the weir.\n");
+    watch.wait_for("the note saved in it", |e| e["event"] == "updated" && e["path"] == "notes/closed/b.md");
+    assert_eq!(watch.seen.iter().filter(|e| is_closed(e)).count(), 1, "{:?}", watch.seen);
+    let err = watch.interrupt();
+    assert!(!err.contains("cannot watch"), "{err}");
 }
 
 #[test]
@@ -484,7 +526,7 @@ fn a_folder_watch_cannot_list_is_told_once_until_it_changes_or_is_listed() {
         move |e| e["event"] == "added" && e["path"] == path
     }
     let mut watch = Watch::spawn(cmd);
-    // Closed once watched (a folder closed at the start is not watched until it opens).
+    // Closed once watched (one closed at the start is told by the catch-up).
     watch.wait_for("the catch-up's added event", added("notes/sub/closed/b.md"));
     let closed = common::unlistable(env.path("notes/sub/closed"));
     let skipped = watch.wait_for("the skip of notes/sub/closed", is_closed);

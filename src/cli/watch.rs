@@ -5,8 +5,9 @@
 //! access events (kebab's own reads among them) are dropped. One line per change (`--json`: one
 //! `watch_event.v1` object per line), after the `watching` line, the catch-up's
 //! changes (what changed while nothing watched) included; a file skipped or a folder it cannot
-//! list is said once, until it changes or is read. A watched folder that disappears is
-//! watched again when it comes back; one of the remembered folders (no PATH)
+//! list is said once, until it changes or is read; one below that may not be read at the start
+//! is left out of the watch, the rest watched, until a change (its chmod) finds it readable. A
+//! watched folder that disappears is watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
 //! others are watched. An index deleted or replaced under it stops it
 //! (exit 1). Ctrl-C finishes the file in hand and exits 0.
@@ -61,10 +62,12 @@ enum Event<'a> {
 }
 
 /// The file watcher and, for each watched folder, the folder it holds a
-/// watch on (device and inode), if any.
+/// watch on (device and inode), if any, and the folders below it that could
+/// not be watched (mode 000): tried again before each batch is read.
 struct Arms {
     watcher: RecommendedWatcher,
     armed: Vec<Option<(u64, u64)>>,
+    blind: Vec<Vec<PathBuf>>,
 }
 
 /// The identity of the folder at `path` now: one removed and made again
@@ -76,12 +79,64 @@ fn folder_id(path: &Path) -> Option<(u64, u64)> {
 impl Arms {
     /// Watches `root` (again); false when it is not there right now.
     fn arm(&mut self, i: usize, root: &WatchRoot) -> bool {
-        let mode = if root.recursive { RecursiveMode::Recursive } else { RecursiveMode::NonRecursive };
         // A watch left over from before the folder went is dead: drop it first.
         let _ = self.watcher.unwatch(&root.watch_path);
+        self.blind[i].clear();
         let id = folder_id(&root.watch_path);
-        self.armed[i] = id.filter(|_| self.watcher.watch(&root.watch_path, mode).is_ok());
+        self.armed[i] = id.filter(|_| {
+            if root.recursive {
+                self.watch_tree(&root.watch_path, i)
+            } else {
+                self.watcher.watch(&root.watch_path, RecursiveMode::NonRecursive).is_ok()
+            }
+        });
         self.armed[i].is_some()
+    }
+
+    /// Watches `folder` and everything below it but the folders that may not be read, which
+    /// go to root `i`'s blind ones; false when `folder` itself cannot be watched. notify's walk
+    /// stops at the first folder it cannot watch, keeping the watches put on the folders met
+    /// before it: each folder below is then watched on its own, so that the rest are reached.
+    fn watch_tree(&mut self, folder: &Path, i: usize) -> bool {
+        let Err(e) = self.watcher.watch(folder, RecursiveMode::Recursive) else { return true };
+        // One that went during the walk needs no watch; one that may not be read, one once it may.
+        let skippable = match &e.kind {
+            notify::ErrorKind::Io(io) => io.kind() == std::io::ErrorKind::PermissionDenied,
+            kind => matches!(kind, notify::ErrorKind::PathNotFound),
+        };
+        if !skippable || !e.paths.iter().any(|p| p != folder && p.starts_with(folder)) {
+            return false;
+        }
+        let subfolders: Vec<PathBuf> = std::fs::read_dir(folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|entry| entry.path())
+            .collect();
+        for sub in subfolders {
+            if !self.watch_tree(&sub, i) && sub.is_dir() {
+                self.blind[i].push(sub);
+            }
+        }
+        true
+    }
+
+    /// The blind folders that may be read now, watched from here: read them again, as
+    /// they were not watched until now. A blind folder gone is forgotten: the watch on
+    /// the folder above it takes one made again there.
+    fn open_blind(&mut self) -> Vec<PathBuf> {
+        let mut opened = Vec::new();
+        for i in 0..self.blind.len() {
+            for folder in std::mem::take(&mut self.blind[i]) {
+                if self.watch_tree(&folder, i) {
+                    opened.push(folder);
+                } else if folder.is_dir() {
+                    self.blind[i].push(folder);
+                }
+            }
+        }
+        opened
     }
 }
 
@@ -126,7 +181,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
     let config = notify::Config::default().with_follow_symlinks(false);
     let watcher = RecommendedWatcher::new(tx, config).context("starting the file watcher")?;
     let roots = watched.roots();
-    let mut arms = Arms { watcher, armed: vec![None; roots.len()] };
+    let mut arms = Arms { watcher, armed: vec![None; roots.len()], blind: vec![Vec::new(); roots.len()] };
     // Armed before the first pass, so a change made during it is not missed.
     for (i, root) in roots.iter().enumerate() {
         if !arms.arm(i, root) {
@@ -216,7 +271,10 @@ fn watch_loop(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arm
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => anyhow::bail!("the file watcher stopped"),
         }
-        if let Some(paths) = pending.take_due() {
+        if let Some(mut paths) = pending.take_due() {
+            // Watched before they are read, so that a change made meanwhile is not missed (the
+            // event that opened one, a chmod, names it to the watch on the folder above).
+            paths.extend(arms.open_blind());
             watched.apply(sync, &paths, &mut |c| print_change(ctx, sync.stop, c))?;
         }
         rearm(ctx, watched, sync, arms)?;
