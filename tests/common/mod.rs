@@ -5,6 +5,7 @@
 pub mod fake_server;
 pub mod mcp_client;
 pub mod pdf;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
