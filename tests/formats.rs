@@ -223,6 +223,42 @@ fn an_empty_pdf_is_reported_as_empty() {
 }
 
 #[test]
+fn a_note_of_any_format_emptied_is_no_longer_found_and_an_empty_file_is_skipped_alike() {
+    // An emptied PDF was skipped ("empty (0 bytes)") and its old text still found; an empty .md
+    // or .txt was "added" (a document of 0 chunks), an empty page, record file or PDF skipped.
+    let env = env();
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.write("notes/keep.md", "# Keep\n\nA good note.\n");
+    let each = common::a_note_of_each_format();
+    for (path, _, bytes) in &each {
+        env.write(path, bytes);
+    }
+    assert_eq!(env.json(&["ingest", &notes])["added"], 6);
+    for (path, word, _) in &each {
+        assert_eq!(hits(&env, word).len(), 1, "{path}");
+        env.write(path, "");
+    }
+    let s = env.json(&["ingest", &notes]);
+    assert_eq!((s["removed"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(0)), "{s}");
+    for (path, word, _) in &each {
+        assert!(hits(&env, word).is_empty(), "{path}: its old text is still found");
+    }
+    // Emptied, or empty from the start: skipped, with the same words and way out.
+    for (path, _, _) in &each {
+        env.write(&path.replace("/n.", "/fresh."), "");
+    }
+    let s = env.json(&["ingest", &notes]);
+    let skipped = s["skipped_files"].as_array().unwrap();
+    assert_eq!(skipped.len(), 10, "{s}");
+    for f in skipped {
+        let reason = f["reason"].as_str().unwrap();
+        assert!(reason.starts_with("empty (0 bytes), so there is no "), "{f}");
+        assert!(reason.ends_with(" to index; write or save it again, or list it in workspace.exclude"), "{f}");
+    }
+    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
+}
+
+#[test]
 fn an_html_page_with_no_readable_text_is_reported_not_indexed_empty() {
     // A page whose text a script writes, or whose article sits in a <nav> left
     // open, was counted "added" with 0 chunks: nothing in it could be found,

@@ -319,6 +319,32 @@ fn a_folder_that_cannot_be_read_at_the_start_leaves_the_rest_watched_and_is_watc
 }
 
 #[test]
+fn a_note_of_any_format_emptied_under_watch_is_no_longer_found() {
+    // An emptied PDF was "skipped … empty (0 bytes)" and its old text still found.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    let each = common::a_note_of_each_format();
+    for (path, _, bytes) in &each {
+        env.write(path, bytes);
+    }
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    for (path, word, _) in &each {
+        poll(&env, word, "the note's text", |h| paths(h) == [path.replace(".jsonl", ".jsonl#n")]);
+        env.write(path, "");
+    }
+    let emptied = |e: &Value, path: &str| e["path"] == path && e["event"] != "added";
+    for (path, word, _) in &each {
+        while !watch.seen.iter().any(|e| emptied(e, path)) {
+            watch.wait_for("an event for each note emptied", |e| e["event"] != "added");
+        }
+        let e = watch.seen.iter().find(|e| emptied(e, path)).unwrap();
+        assert_eq!((&e["event"], &e["chunks"]), (&Value::from("updated"), &Value::from(0)), "{e}");
+        assert!(search(&env, word).is_empty(), "{path}: its old text is still found");
+    }
+    watch.interrupt();
+}
+
+#[test]
 fn folder_symlinks_under_a_watched_folder_are_not_followed() {
     // As `kebab ingest` walks no folder symlink, neither does the watcher:
     // not one there at the start, nor one made while it runs.

@@ -101,6 +101,13 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
         return Err(too_big(bytes.len() as u64, max));
     }
     let hash = blake3::hash(&bytes).to_hex().to_string();
+    // An empty file holds no note, whatever its format: skipped, and said so alike on every run,
+    // while nothing of it is indexed; one whose text was indexed is written with no document, so
+    // that its old text goes.
+    let nothing_indexed = indexed.is_none_or(|(_, docs)| *docs == 0);
+    if bytes.is_empty() && nothing_indexed {
+        return Err(empty_file(cand.format));
+    }
     if !reading.force
         && !recut
         && let Some((old, docs)) = indexed
@@ -112,7 +119,9 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     let path = format!("{}/{}", reading.root_name, cand.rel);
     let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
     let mut bad_lines = Vec::new();
-    let documents = if cand.format == Format::Pdf {
+    let documents = if bytes.is_empty() {
+        Vec::new()
+    } else if cand.format == Format::Pdf {
         let limit = std::time::Duration::from_secs(reading.cfg.workspace.pdf_timeout_secs);
         let pages = pdf::extract_bounded(&bytes, limit).map_err(|e| match e {
             pdf::PdfError::NotPdf if reading.reformat => {
@@ -150,8 +159,8 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                 // or inside what is left out) is said to be so, as a scanned PDF
                 // is, not counted "added" with 0 chunks. One indexed before is
                 // written, so that its old text goes.
-                if doc.chunks.is_empty() && indexed.is_none_or(|(_, docs)| *docs == 0) {
-                    return Err(html_without_text(bytes.is_empty()));
+                if doc.chunks.is_empty() && nothing_indexed {
+                    return Err(html_without_text());
                 }
                 vec![DocumentInput {
                     external_id: path.clone(),
@@ -181,15 +190,11 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                     return Err(if reading.reformat { not_in_format(cand, &problem).unwrap_or(problem) } else { problem });
                 }
                 // Nothing in it and nothing of it indexed: said to be empty, as
-                // an empty PDF is, not counted as a file of 0 documents
+                // an empty file is, not counted as a file of 0 documents
                 // "unchanged". One whose records were indexed is written, so
                 // that emptying it removes them.
-                if records.is_empty() && indexed.is_none_or(|(_, docs)| *docs == 0) {
-                    return Err(if bytes.is_empty() {
-                        "empty (0 bytes): no JSONL record to index".to_string()
-                    } else {
-                        "empty (only blank lines): no JSONL record to index".to_string()
-                    });
+                if records.is_empty() && nothing_indexed {
+                    return Err("empty (only blank lines): no JSONL record to index".to_string());
                 }
                 records
                     .into_iter()
@@ -346,14 +351,24 @@ fn write_files(
     Ok((seen, wrote))
 }
 
+/// Why a file of 0 bytes is skipped: a note not written yet, or a save, export or copy that
+/// never finished. The same way out for every format.
+fn empty_file(format: Format) -> String {
+    let none = match format {
+        Format::Md | Format::Txt => "no text",
+        Format::Jsonl => "no JSONL record",
+        Format::Html => "no readable text",
+        Format::Pdf => "no PDF",
+    };
+    format!("empty (0 bytes), so there is {none} to index; write or save it again, or list it in workspace.exclude")
+}
+
 /// Why an HTML page that gave no chunk is skipped, and what to do about it.
-fn html_without_text(empty: bool) -> String {
-    let what = if empty { "empty (0 bytes): no readable text" } else { "no readable text" };
-    format!(
-        "{what} (kebab leaves out <script>, <style>, <nav>, <header>, <footer> and <aside>, and an element left open, \
-         such as <nav> without </nav>, hides the rest of the page); save the page as a browser shows it, \
-         or list it in workspace.exclude"
-    )
+fn html_without_text() -> String {
+    "no readable text (kebab leaves out <script>, <style>, <nav>, <header>, <footer> and <aside>, and an element left open, \
+     such as <nav> without </nav>, hides the rest of the page); save the page as a browser shows it, \
+     or list it in workspace.exclude"
+        .to_string()
 }
 
 /// Why a file read as `--format` said is not in that format, with the way

@@ -375,3 +375,15 @@ pub fn cargo_and_tea_notes(env: &Env) {
     env.write("notes/tea.md", "# Tea\n\nGreen tea steeps best at eighty degrees for two minutes.\n");
     env.ok(&["ingest", env.notes().to_str().unwrap()]);
 }
+
+/// One note of each format kebab reads (`notes/n.md`, … `notes/n.pdf`), each with a word of
+/// its own: (path, word, bytes).
+pub fn a_note_of_each_format() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    vec![
+        ("notes/n.md", "marmots", b"# N\n\nThe marmots whistle.\n".to_vec()),
+        ("notes/n.txt", "tapirs", b"The tapirs browse.\n".to_vec()),
+        ("notes/n.html", "hornbills", b"<p>The hornbills call.</p>".to_vec()),
+        ("notes/n.jsonl", "jacanas", b"{\"_id\": \"n\", \"text\": \"The jacanas walk on lilies.\"}\n".to_vec()),
+        ("notes/n.pdf", "pangolins", pdf::pdf(&[&["The pangolins curl up."]])),
+    ]
+}
