@@ -210,6 +210,43 @@ fn a_hybrid_or_vector_refusal_and_explain_name_each_score_by_what_it_is() {
 }
 
 #[test]
+fn explain_shows_each_hybrid_or_vector_hit_with_the_score_it_was_ranked_by() {
+    // --explain listed every hit as "bm25 …" alone: in vector mode "bm25 –"
+    // on every line, so no hit showed the score that ranked it.
+    let env = embedded("");
+    let question = "How many berths does a couchette on the sleeper to Rome have?";
+    for (mode, kind) in [("hybrid", "rrf"), ("vector", "cosine")] {
+        let search = env.json(&["search", "--mode", mode, "-k", "4", question]);
+        let out = env.run(&["ask", "--explain", "--mode", mode, "-k", "4", question]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let hits: Vec<&str> = text.lines().filter(|l| l.starts_with("hit ")).collect();
+        let found = search["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), found.len(), "{mode}: {text}");
+        for (line, hit) in hits.iter().zip(found) {
+            let path = hit["citation"]["path"].as_str().unwrap();
+            let score = format!(" {kind} {:.2} · bm25 ", hit["score"].as_f64().unwrap());
+            assert!(line.contains(path) && line.contains(&score), "{mode}: {line:?} should have {score:?}\n{text}");
+        }
+        let answer = env.json(&["ask", "--explain", "--mode", mode, "-k", "4", question]);
+        let hits = answer["explain"]["hits"].as_array().unwrap();
+        let kinds: Vec<&str> = hits.iter().filter_map(|h| h["score_kind"].as_str()).collect();
+        assert_eq!(kinds, vec![kind; found.len()], "{answer}");
+    }
+    // A follow-up fuses two searches by rank: each hit shows the fused score,
+    // so the scores read down the list as the hits are ranked.
+    env.ok(&["ask", "--session", "trip", question]);
+    let out = env.run(&["ask", "--session", "trip", "--explain", "--mode", "vector", "When does it leave Vienna?"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let scores: Vec<f64> = text
+        .lines()
+        .filter(|l| l.starts_with("hit "))
+        .map(|l| l.split(" rrf ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect(l))
+        .collect();
+    assert!(scores.len() > 1 && scores.windows(2).all(|w| w[0] >= w[1]), "{text}");
+}
+
+#[test]
 fn models_install_from_a_folder_fills_the_data_dir_and_status_says_so() {
     let env = Env::new();
     let before = env.json(&["models", "status"]);

@@ -34,6 +34,13 @@ pub struct HitRecord {
     pub lexical_score: Option<f64>,
     pub lexical_rank: Option<usize>,
     pub packed: bool,
+    /// The score the hit was ranked by and what it is (`rrf`, `cosine`,
+    /// `bm25`): in hybrid and vector mode BM25 is not it, and a hit only the
+    /// vectors found has none. Absent from explains saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -53,7 +60,8 @@ impl Explain {
             hits: self
                 .hits
                 .iter()
-                .map(|h| HitRecord {
+                .map(|h| (h, h.ranked_by()))
+                .map(|(h, (score, kind))| HitRecord {
                     rank: h.rank,
                     chunk_id: h.chunk_id,
                     path: h.citation.path.clone(),
@@ -62,6 +70,8 @@ impl Explain {
                     lexical_score: h.retrieval.lexical_score,
                     lexical_rank: h.retrieval.lexical_rank,
                     packed: packed_ids.contains(&h.chunk_id),
+                    score: Some(score),
+                    score_kind: Some(kind.to_string()),
                 })
                 .collect(),
             budget_tokens: self.packing.budget_tokens,

@@ -121,15 +121,18 @@ impl<'a> Run<'a> {
         let candidates = if reason == "score_gate" {
             hits.iter()
                 .take(3)
-                .map(|h| Candidate {
-                    path: h.citation.path.clone(),
-                    start: h.citation.start,
-                    end: h.citation.end,
-                    section: h.citation.section.clone(),
+                .map(|h| {
                     // A follow-up's hits are in the order of the two searches
                     // fused, each with its own search's score: the fused one says why.
-                    score: h.retrieval.fusion_score.unwrap_or(h.score),
-                    score_kind: if h.retrieval.fusion_score.is_some() { "rrf" } else { h.score_kind },
+                    let (score, score_kind) = h.ranked_by();
+                    Candidate {
+                        path: h.citation.path.clone(),
+                        start: h.citation.start,
+                        end: h.citation.end,
+                        section: h.citation.section.clone(),
+                        score,
+                        score_kind,
+                    }
                 })
                 .collect()
         } else {

@@ -211,8 +211,14 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
         out.line(one_line(&crate::rag::multihop::describe(h)))?;
     }
     for h in &e.hits {
+        // The score the hit was ranked by, as `kebab search` labels it, then
+        // its BM25 unless that is the one; an older saved explain has BM25 only.
+        let ranked = match (h.score, h.score_kind.as_deref()) {
+            (Some(s), Some(kind)) if kind != "bm25" => format!("{kind} {s:.2} · "),
+            _ => String::new(),
+        };
         out.line(format!(
-            "hit {:>2} {} {}:{}-{} bm25 {}",
+            "hit {:>2} {} {}:{}-{} {ranked}bm25 {}",
             h.rank,
             if h.packed { "packed" } else { "      " },
             one_line(&h.path),

@@ -137,6 +137,18 @@ pub struct SearchHit {
     pub external_id: String,
 }
 
+impl SearchHit {
+    /// The score the hit is ranked by and its kind: the fused one when ranks
+    /// were fused (hybrid search, a follow-up's two searches), where `score`
+    /// is still the one search's that found it.
+    pub fn ranked_by(&self) -> (f64, &'static str) {
+        match self.retrieval.fusion_score {
+            Some(fused) => (fused, "rrf"),
+            None => (self.score, self.score_kind),
+        }
+    }
+}
+
 #[cfg(test)]
 impl SearchHit {
     /// A hit for unit tests of what is done with hits (fusion, pooling).
