@@ -6,7 +6,8 @@
 //! text is a stream that broke, keeping it (for a context overrun, with a
 //! hint that the prompt and the answer so far overran it); and an answer that
 //! broke off mid-body, or one too large to read (a chat answer sent whole, an
-//! embedding server's), says so rather than calling what came malformed.
+//! embedding server's), says so rather than calling what came malformed; a
+//! turn the model never answered says so where its saved answer would be.
 
 mod common;
 
@@ -164,4 +165,25 @@ fn an_embedding_answer_past_256_mib_says_it_is_too_large_not_that_it_is_malforme
     assert!(!out.status.success(), "{err}");
     assert!(err.contains(&format!("the stream from {url}/api/embed broke: an answer over 256 MiB")), "{err}");
     assert!(!err.contains("malformed"), "{err}");
+}
+
+#[test]
+fn a_turn_the_model_never_answered_says_so_in_sessions_show_and_the_export() {
+    // A server that turned the request down left the turn's answer empty:
+    // `sessions show` printed a blank line under the question, and the
+    // Markdown export nothing, as if the output had been cut off.
+    let kind = Kind::OpenAi;
+    let server = Server::start(vec![opened_with(kind, "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n")]);
+    let env = server_home(kind, &server, 5, "");
+    let out = env.run(&["ask", "--session", "down", QUESTION]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let unanswered = "(unanswered: the model wrote nothing before it failed or was stopped; ask the question again)";
+    let shown = env.ok(&["sessions", "show", "down"]);
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.get(..2), Some(&[format!("[1] {QUESTION}").as_str(), unanswered][..]), "{shown}");
+    let exported = env.ok(&["sessions", "export", "down", "-o", "-"]);
+    assert!(exported.contains(&format!("## 1. {QUESTION}\n\n{unanswered}\n\n*Not grounded: model_error.*")), "{exported}");
+    // What is saved is unchanged: JSON still gives the answer as the model left it.
+    let doc = env.json(&["sessions", "show", "down"]);
+    assert_eq!(doc["turns"][0]["answer"]["answer"], "", "{doc}");
 }

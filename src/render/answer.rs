@@ -264,7 +264,10 @@ pub fn print_explain(out: &Output, a: &Answer, e: &ExplainRecord) -> Result<()> 
 pub fn print_turn(out: &Output, turn: &crate::session::Turn) -> Result<()> {
     let mark = super::sessions::fork_mark(turn.forked_from.as_ref());
     out.line(out.paint(format!("[{}] {}{mark}", turn.turn_index + 1, one_line(&turn.question)), Style::new().bold()))?;
-    out.line(crate::script::printable(&turn.answer.answer))?;
+    match turn.answer.answer.as_str() {
+        "" => out.line(crate::session::UNANSWERED)?,
+        text => out.line(crate::script::printable(text))?,
+    }
     print_saved_sources(out, &turn.answer, &turn.deleted)?;
     print_footer(out, &turn.answer)
 }

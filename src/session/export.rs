@@ -67,7 +67,8 @@ pub fn markdown(doc: &SessionDoc) -> String {
         // One heading line, however the question was pasted.
         let _ = writeln!(s, "## {t}. {}\n", turn.question.split_whitespace().collect::<Vec<_>>().join(" "));
         let a = &turn.answer;
-        let _ = writeln!(s, "{}\n", footnoted(&a.answer, t));
+        let text = if a.answer.is_empty() { super::UNANSWERED.to_string() } else { footnoted(&a.answer, t) };
+        let _ = writeln!(s, "{text}\n");
         if let Some(reason) = a.refusal_reason {
             let _ = writeln!(s, "*Not grounded: {reason}.*\n");
         }

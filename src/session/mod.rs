@@ -104,6 +104,11 @@ pub struct SessionDoc {
     pub turns: Vec<Turn>,
 }
 
+/// What a saved turn shows where its answer would be when the model wrote
+/// none (its server failed, or Ctrl-C stopped it, before any text): the
+/// answer is saved empty, and a blank line read as if the output were cut off.
+pub const UNANSWERED: &str = "(unanswered: the model wrote nothing before it failed or was stopped; ask the question again)";
+
 /// "1 turn", "3 turns": how many turns a message counts.
 pub fn turns_phrase(n: i64) -> String {
     crate::script::count(n, "turn")
