@@ -170,3 +170,23 @@ fn an_english_model_says_how_many_chunks_it_left_to_lexical_search() {
     assert!(report.contains("queries prefix \"search_query: \", documents prefix \"search_document: \""), "{report}");
     assert!(report.contains("1 in a script the model does not read"), "{report}");
 }
+
+#[test]
+fn embedding_progress_counts_only_the_chunks_given_a_vector_not_those_left_to_lexical_search() {
+    // With a Korean note among English ones the progress line said "2/2
+    // chunks embedded" where the summary said 1 was, and 1 left to lexical search.
+    let (url, _seen) = server();
+    let env = Env::new();
+    configure(&env, &format!("provider = \"ollama\"\nmodel = \"nomic-embed-text\"\nbase_url = \"{url}\"\n"));
+    notes(&env);
+    env.write("notes/ko.md", "# 벡터\n\n벡터는 같은 타입의 값을 여러 개 저장합니다.\n");
+    let out = env.run(&["--json", "ingest", env.notes().to_str().unwrap()]);
+    let err = common::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (embedded, unread) = (doc["embedding"]["embedded"].as_u64().unwrap(), doc["embedding"]["unread"].as_u64().unwrap());
+    assert_eq!((embedded, unread), (1, 1), "{doc}");
+    // Off a terminal the last progress line is the count at the end.
+    let last = err.lines().rfind(|l| l.contains(" chunks embedded")).unwrap_or_else(|| panic!("{err}"));
+    assert!(last.starts_with(&format!("{embedded}/{embedded} chunks embedded")), "{last:?} in\n{err}");
+}

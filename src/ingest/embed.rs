@@ -28,7 +28,10 @@ pub struct EmbedSummary {
     pub elapsed_ms: u64,
 }
 
-/// `on(done, total)` after each batch; vectors are committed once per round.
+/// `on(done, total)` after each batch, counting the chunks given a vector:
+/// those in a script the model does not read are left out of both (found
+/// per round, so `total` shrinks as they are), or the bar said "24/24 chunks
+/// embedded" where the summary said 17 were. Vectors are committed once per round.
 pub fn embed_missing(store: &Store, model: &dyn Embedder, force: bool, on: &mut dyn FnMut(usize, usize)) -> Result<EmbedSummary> {
     let started = Instant::now();
     let mut dim = None;
@@ -64,7 +67,9 @@ pub fn embed_missing(store: &Store, model: &dyn Embedder, force: bool, on: &mut 
             check_shape(&out, texts.len(), &mut dim, model.model_id())?;
             vectors.extend(batch.iter().map(|(id, _)| *id).zip(out));
             // Progress per batch: a round of long chunks takes a minute on a laptop.
-            on(done + vectors.len(), total.max(done + vectors.len()));
+            let embedded = done + vectors.len() - unread;
+            // Another ingest may add chunks meanwhile: more than `total` counted at the start.
+            on(embedded, total.saturating_sub(unread).max(embedded));
         }
         store.put_vectors(model.model_id(), &vectors)?;
         done += vectors.len();
