@@ -171,12 +171,10 @@ fn a_korean_question_in_a_past_or_must_form_the_notes_never_write_is_answered() 
 fn a_question_about_an_outcome_asked_with_words_the_notes_never_write_is_answered() {
     // "what went wrong in week 5?" and "what happens if the power goes out?"
     // were refused on the demo notes: "went", "wrong", "happens" and "goes"
-    // are in no note, and the gate read them as topics the notes lack. Nor
-    // may "goes" in another note hold the durability note to it.
+    // are in no note, and the gate read them as topics the notes lack.
     let env = builtin_notes_env(&[
         ("wal.md", "# Durability\n\nA power cut can lose the last transactions, but the database is never corrupted.\n"),
         ("starter.md", "# Starter\n\n- Week 2: hooch on top; the starter was hungry.\n- Week 5: pink streaks, so the jar was thrown away.\n"),
-        ("bus.md", "# Bus\n\nThe night bus goes every 30 minutes.\n"),
         ("tea.md", TEA),
     ]);
     answers_open_with(

@@ -80,10 +80,9 @@ const NOT_TOPICS: &[&str] = &[
 
 /// What a question about an outcome is asked with ("what happens if the
 /// power goes out?", "what went wrong in week 5?"): words that name none of
-/// its topic. The gate does not weigh them; the built-in answerer reads them
-/// only where the evidence writes them (a sentence saying what happens
-/// speaks to "what happens"), so a small notebook that never does is not
-/// held to them.
+/// its topic, which a small notebook seldom writes. The gate does not weigh
+/// them; the built-in answerer still reads them (a sentence saying what
+/// happens speaks to "what happens if …"), so they are not `NOT_TOPICS`.
 pub const OUTCOME_FRAMES: &[&str] = &["happen", "happens", "happened", "happening", "goes", "went", "gone", "going", "wrong"];
 
 /// Words that name no topic even when nothing else is asked ("tell me

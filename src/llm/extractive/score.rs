@@ -430,18 +430,13 @@ pub struct Question {
     pub listed: Option<usize>,
 }
 
-/// Rarity weights of `terms` among the units: a word in every sentence says
-/// little. A word framing a question about an outcome that no unit writes
-/// ("went" in "what went wrong") says nothing.
+/// Rarity weights of `terms` among the units: a word in every sentence says little.
 pub fn weigh(terms: &[String], units: &[Indexed]) -> Vec<f64> {
     let total = units.len() as f64;
     terms
         .iter()
         .map(|t| {
             let df = units.iter().filter(|u| u.has(t)).count() as f64;
-            if df == 0.0 && words::OUTCOME_FRAMES.iter().any(|f| stem(f) == *t) {
-                return 0.0;
-            }
             (1.0 + total / (1.0 + df)).ln()
         })
         .collect()

@@ -222,6 +222,7 @@ pub fn lexical_signals(store: &Store, chunks: i64, question: &str, hits: &[Searc
     let mut phrasing = 0;
     let mut top_texts: Option<Vec<(i64, String)>> = None;
     for (k, (t, expr)) in terms.iter().zip(&exprs).enumerate() {
+        // "what went wrong", "what happens if": how the question is put.
         if crate::words::OUTCOME_FRAMES.contains(&t.word.as_str()) {
             weights.push(0.0);
             phrasing += 1;
