@@ -114,13 +114,15 @@ fn a_database_from_before_the_codes_is_converted_and_answers_the_same() {
     let before = hits(&env, "8");
     let vectors = count(&env, "SELECT count(*) FROM embeddings WHERE dim > 0");
     // Back to what kebab wrote at schema level 6: no codes table, no triggers,
-    // (level 8) no CJK words beside the chunks and (levels 9 and 11) no postings. These notes have no
+    // (level 8) no CJK words beside the chunks, (levels 9 and 11) no postings and (level 13) no
+    // whole_folder on roots. These notes have no
     // Hangul, so the level-6 chunk triggers are written here for the word
     // index only; migration 0008 replaces them when the database reopens.
     rusqlite::Connection::open(env.database())
         .unwrap()
         .execute_batch(
-            "DROP TRIGGER embedding_codes_follow_delete; DROP TRIGGER embedding_codes_follow_model;
+            "ALTER TABLE roots DROP COLUMN whole_folder;
+             DROP TRIGGER embedding_codes_follow_delete; DROP TRIGGER embedding_codes_follow_model;
              DROP TABLE embedding_codes;
              DROP TRIGGER chunks_postings_ad; DROP TRIGGER chunks_postings_au;
              DROP TABLE postings; DROP TABLE postings_stale; DROP TABLE postings_rebuild;

@@ -262,12 +262,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
 /// in the database (how people re-run ingest after editing notes): they are
 /// named first.
 fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
-    let roots: Vec<String> = store.roots()?.into_iter().map(|r| one_line(&r.path)).collect();
+    let roots: Vec<String> = store.roots()?.iter().map(|r| format!("{}{}", one_line(&r.path), files_only(r))).collect();
     if roots.is_empty() {
         return Err(ingest::nothing_to_ingest().into());
     }
     ctx.out.notice(format!("no PATH given: walking the folders already indexed: {}", roots.join(", ")));
     Ok(())
+}
+
+/// How a root is spoken of when only files in its folder were named: a bare run reads those, not the folder.
+pub(super) fn files_only(root: &crate::store::RootRow) -> &'static str {
+    if root.whole_folder { "" } else { " (only the files named in it)" }
 }
 
 /// Deletes `store`, made by this run and holding nothing, and `new_dirs`,

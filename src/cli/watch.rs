@@ -9,8 +9,8 @@
 //! is left out of the watch, the rest watched, until a change (its chmod) finds it readable. A
 //! watched folder that disappears is watched again when it comes back; one of the remembered folders (no PATH)
 //! that is not there at the start is warned about, its notes kept, and the
-//! others are watched. An index deleted or replaced under it stops it
-//! (exit 1). Ctrl-C finishes the file in hand and exits 0.
+//! others are watched; one where only files were named is watched for those files alone. An index
+//! deleted or replaced under it stops it (exit 1). Ctrl-C finishes the file in hand and exits 0.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! Ingest: walk the given folders, read each supported file, chunk it, and
 //! bring the index to match — files committed in batches, each file whole or
 //! not at all, skipping files whose blake3 hash is unchanged. A bad file is reported with its path and reason
-//! and skipped; the run goes on. A folder becomes a root only when a note in it is indexed.
+//! and skipped; the run goes on. A folder becomes a root only when a note in it is indexed; a file named makes
+//! its folder a root that remembers only the files named in it, until the folder itself is named.
 
 pub mod chunk;
 pub mod embed;
@@ -118,9 +119,17 @@ struct Target {
     root_dir: PathBuf,
     /// Root-relative path of what to walk, as on disk (any bytes); empty for the whole root.
     scope: PathBuf,
+    /// For a root remembered for the files named in it (no PATH given): those files, root-relative, as on
+    /// disk, read again instead of the folder walked (`remembered::walk_named`).
+    files: Option<Vec<PathBuf>>,
 }
 
 impl Target {
+    /// Whether this is a whole folder, which its root remembers (named files make a root of files only).
+    fn whole(&self) -> bool {
+        self.scope.as_os_str().is_empty() && self.files.is_none()
+    }
+
     fn start(&self) -> PathBuf {
         if self.scope.as_os_str().is_empty() { self.root_dir.clone() } else { self.root_dir.join(&self.scope) }
     }
@@ -187,7 +196,7 @@ fn run_targets(
         // with it when none is indexed (`pipeline::write_target`): the database stays as it was.
         let holding = holder(store, target)?;
         let created = holding.0.is_none();
-        if created && store.roots_inside(&target.root_dir)?.is_empty() {
+        if created && (!holding.1.whole() || store.roots_inside(&target.root_dir)?.is_empty()) {
             store.begin_batch()?;
         }
         let (root_id, root_name, target) = place_target(store, holding, on)?;
@@ -254,23 +263,28 @@ fn holder(store: &Store, target: &Target) -> Result<Holding> {
     Ok(match store.root_containing(&wanted)? {
         Some((id, name, dir)) => {
             let scope = wanted.strip_prefix(&dir).map(Path::to_path_buf).unwrap_or_default();
-            (Some((id, name)), Target { root_dir: dir, scope })
+            (Some((id, name)), Target { root_dir: dir, scope, files: target.files.clone() })
         }
         None => (None, target.clone()),
     })
 }
 
 /// The root a target belongs to (id, name), made when none holds it, and the
-/// target re-expressed against it: what `holder` found. A root inside the
-/// folder joins its root (`on` hears of it), for the same reason: no folder
-/// is a root inside another.
+/// target re-expressed against it: what `holder` found. A folder named is
+/// remembered whole from then on, a file named only as a file (a bare run
+/// reads it again, not the files beside it). A root inside a whole folder
+/// joins its root (`on` hears of it), for the same reason: no folder is a
+/// root inside another.
 fn place_target(store: &mut Store, holding: Holding, on: &mut dyn FnMut(Event)) -> Result<(i64, String, Target)> {
     let (held, placed) = holding;
+    let whole = placed.whole();
     let (id, name) = match held {
-        Some(root) => root,
-        None => store.ensure_root(&placed.root_dir)?,
+        Some(root) if !whole => root,
+        _ => store.ensure_root_as(&placed.root_dir, whole)?,
     };
-    for inner in store.roots_inside(&placed.root_dir)? {
+    // A root of files named holds none of the folders below it.
+    let inside = if whole { store.roots_inside(&placed.root_dir)? } else { Vec::new() };
+    for inner in inside {
         let prefix = relative(&inner.dir, &placed.root_dir);
         let documents = store.absorb_root(&inner, (id, &name), &prefix)?;
         on(Event::Absorbed { from: &inner.name, into: &name, to: &in_root(&name, &prefix), dir: &inner.dir, documents });
@@ -282,7 +296,7 @@ fn place_target(store: &mut Store, holding: Holding, on: &mut dyn FnMut(Event)) 
 /// folder or file inside another folder named, is walked once (a walk of
 /// each read it twice, and counted it twice).
 fn outermost(targets: Vec<Target>) -> Vec<Target> {
-    let covers = |outer: &Target, inner: &Target| outer.scope.as_os_str().is_empty() && inner.start().starts_with(&outer.root_dir);
+    let covers = |outer: &Target, inner: &Target| outer.whole() && inner.start().starts_with(&outer.root_dir);
     let mut kept: Vec<Target> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
         let inside_another = targets.iter().enumerate().any(|(j, u)| j != i && covers(u, t) && u.start() != t.start());
@@ -374,11 +388,11 @@ fn locate(p: &Path) -> std::io::Result<PathBuf> {
 /// scope in its folder.
 fn target_of(abs: PathBuf) -> Target {
     if abs.is_dir() {
-        return Target { root_dir: abs, scope: PathBuf::new() };
+        return Target { root_dir: abs, scope: PathBuf::new(), files: None };
     }
     let parent = abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let name = abs.file_name().map(PathBuf::from).unwrap_or_default();
-    Target { root_dir: parent, scope: name }
+    Target { root_dir: parent, scope: name, files: None }
 }
 
 /// `~/notes` and paths relative to the config file's folder.
@@ -402,6 +416,7 @@ fn format_of(path: &Path, choice: FormatChoice) -> Option<Format> {
 }
 
 /// What a walk found.
+#[derive(Default)]
 struct Walk {
     candidates: Vec<Candidate>,
     /// Files that could not be read, or a named file of no known type.
@@ -414,6 +429,9 @@ struct Walk {
 }
 
 fn walk(target: &Target, excludes: &GlobSet, format: FormatChoice, format_flag: bool) -> Walk {
+    if let Some(files) = &target.files {
+        return remembered::walk_named(target, files, excludes, format);
+    }
     let mut found = Vec::new();
     let mut errors = Vec::new();
     let mut unlisted = Vec::new();

@@ -1,6 +1,7 @@
 //! What `kebab ingest` walks when no PATH is given: the folders kebab
 //! remembers (`workspace.roots`, or when that is empty the roots already
-//! indexed), and what becomes of one that is not there now — an unmounted
+//! indexed: a folder named whole is walked, one where only files were named
+//! has those files read again), and what becomes of one that is not there now — an unmounted
 //! disk, a folder moved away. It does not stop the others: its documents are
 //! kept, and still found, and the run reports it; with `--prune` they go,
 //! with the root itself. `kebab watch` with no PATH treats it the same way:
@@ -14,10 +15,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Summary, Target, expand_root, link_loop, locate, outermost, relative, target_of};
+use globset::GlobSet;
+
+use super::{FormatChoice, Summary, Target, Walk, expand_root, format_of, link_loop, locate, outermost, relative, target_of, walk};
 use crate::config::Config;
 use crate::error::UserError;
-use crate::store::Store;
+use crate::store::{Store, dir_on_disk};
 
 /// A remembered folder this run could not walk, and its documents in the index.
 #[derive(Debug, Clone, Serialize)]
@@ -57,22 +60,55 @@ pub fn nothing_to_ingest() -> UserError {
 
 /// The folders to walk, and apart from them the ones that are gone.
 pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<(Vec<Target>, Vec<Gone>)> {
-    let list: Vec<PathBuf> = if cfg.workspace.roots.is_empty() {
-        store.roots()?.iter().map(|r| r.dir()).collect()
+    let list: Vec<(PathBuf, Option<Vec<PathBuf>>)> = if cfg.workspace.roots.is_empty() {
+        let mut list = Vec::new();
+        for r in store.roots()? {
+            // Only files in it were named: those are what it holds, not the files beside them.
+            let held = (!r.whole_folder).then(|| store.sources_under(r.id, "")).transpose()?;
+            let files = held.map(|held| held.iter().map(|s| dir_on_disk(&s.rel_path)).collect());
+            list.push((r.dir(), files));
+        }
+        list
     } else {
-        cfg.workspace.roots.iter().map(|p| expand_root(p, config_dir)).collect()
+        cfg.workspace.roots.iter().map(|p| (expand_root(p, config_dir), None)).collect()
     };
     if list.is_empty() {
         return Err(nothing_to_ingest().into());
     }
     let (mut targets, mut gone) = (Vec::new(), Vec::new());
-    for p in list {
+    for (p, files) in list {
         match locate(&p) {
-            Ok(abs) => targets.push(target_of(abs)),
+            Ok(abs) => targets.push(Target { files, ..target_of(abs) }),
             Err(error) => gone.push(Gone { path: resolved(&p), error }),
         }
     }
     Ok((outermost(targets), gone))
+}
+
+/// What the walk of a root remembered for the files named in it finds: each of those files that is still
+/// there, read as a file named is; nothing beside them. One gone is not found, so it counts as missing (removed
+/// by `--prune`), as a file deleted from a folder walked does. One indexed under `--format` whose extension
+/// tells no type is kept, not read, as in a folder walked.
+pub(super) fn walk_named(target: &Target, files: &[PathBuf], excludes: &GlobSet, format: FormatChoice) -> Walk {
+    let mut found = Walk::default();
+    for file in files {
+        let one = Target { root_dir: target.root_dir.clone(), scope: file.clone(), files: None };
+        let gone = std::fs::symlink_metadata(one.start())
+            .is_err_and(|e| matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory));
+        if gone {
+            continue;
+        }
+        if format_of(&one.start(), format).is_none() {
+            found.present.push(one.scope_key());
+            continue;
+        }
+        let Walk { candidates, errors, unlisted, present } = walk(&one, excludes, format, false);
+        found.candidates.extend(candidates);
+        found.errors.extend(errors);
+        found.unlisted.extend(unlisted);
+        found.present.extend(present);
+    }
+    found
 }
 
 /// Counts the documents of each gone folder as missing and keeps them, or

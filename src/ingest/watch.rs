@@ -28,7 +28,7 @@ use super::{
 };
 use crate::config::Config;
 use crate::embed::Embedder;
-use crate::store::{SourcePlace, SourceRow, Store};
+use crate::store::{SourcePlace, SourceRow, Store, dir_on_disk};
 
 /// One watched folder (or file), tied to its root in the index.
 #[derive(Debug, Clone)]
@@ -45,6 +45,9 @@ pub struct WatchRoot {
     pub watch_path: PathBuf,
     /// Whether `watch_path` is watched with everything below it.
     pub recursive: bool,
+    /// A root remembered for the files named in it (no PATH given): only those files are watched, in their
+    /// folder alone; the folder stands for them, and a file beside them is passed over.
+    named_files: bool,
 }
 
 impl WatchRoot {
@@ -142,9 +145,11 @@ impl Watched {
         for target in targets {
             let (root_id, name, placed) = place_target(store, holder(store, &target)?, &mut |_| {})?;
             let start = placed.start();
-            let recursive = start.is_dir();
-            let watch_path = if recursive { start } else { start.parent().map(Path::to_path_buf).unwrap_or(start) };
-            roots.push(WatchRoot { root_id, name, scope: placed.scope_key(), root_dir: placed.root_dir, watch_path, recursive });
+            let folder = start.is_dir();
+            let named_files = placed.files.is_some();
+            let watch_path = if folder { start } else { start.parent().map(Path::to_path_buf).unwrap_or(start) };
+            let (scope, recursive) = (placed.scope_key(), folder && !named_files);
+            roots.push(WatchRoot { root_id, name, scope, root_dir: placed.root_dir, watch_path, recursive, named_files });
         }
         Ok((Watched { roots, excludes: build_excludes(&cfg.workspace.exclude)? }, missing))
     }
@@ -162,8 +167,8 @@ impl Watched {
         let mut gone: Vec<(usize, SourceRow)> = Vec::new();
         let mut listed: HashSet<(usize, String)> = HashSet::new();
         let mut unread: Vec<Change> = Vec::new();
-        for path in paths {
-            let Some((root, rel)) = self.locate(path) else { continue };
+        for (root, rel, path) in self.located(sync.store, paths)? {
+            let path = &path;
             match std::fs::metadata(path) {
                 Ok(m) if m.is_dir() => {
                     unread.extend(self.reconcile_dir(sync.store, &mut sync.told, root, &rel, &mut present, &mut gone)?);
@@ -229,6 +234,28 @@ impl Watched {
         Ok(())
     }
 
+    /// Each of `paths` in a watched scope, with its root and root-relative path (`locate`). In the folder of
+    /// a root of files named, the folder stands for those files (the catch-up, the folder back) and a file
+    /// the index does not hold there is passed over.
+    fn located(&self, store: &Store, paths: &[PathBuf]) -> Result<Vec<(usize, String, PathBuf)>> {
+        let mut found = Vec::new();
+        for path in paths {
+            let Some((root, rel)) = self.locate(path) else { continue };
+            let r = &self.roots[root];
+            if !r.named_files {
+                found.push((root, rel, path.clone()));
+            } else if rel.is_empty() {
+                for held in store.sources_under(r.root_id, "")? {
+                    let abs = r.root_dir.join(dir_on_disk(&held.rel_path));
+                    found.push((root, held.rel_path, abs));
+                }
+            } else if store.source_hash(r.root_id, &rel)?.is_some() {
+                found.push((root, rel, path.clone()));
+            }
+        }
+        Ok(found)
+    }
+
     /// The root a path belongs to and its root-relative path, or `None` when
     /// it is outside every watched scope or is a file to ignore. A folder
     /// above a watched scope (the watched folder's parent, for a single file)
@@ -239,6 +266,10 @@ impl Watched {
                 continue;
             }
             let rel = relative(path, &r.root_dir);
+            // The folders below one of named files are not watched.
+            if r.named_files && rel.contains('/') {
+                continue;
+            }
             let rel = if in_scope(&rel, &r.scope) {
                 rel
             } else if in_scope(&r.scope, &rel) && path.is_dir() {
@@ -284,7 +315,7 @@ impl Watched {
         gone: &mut Vec<(usize, SourceRow)>,
     ) -> Result<Vec<Change>> {
         let r = &self.roots[root];
-        let target = Target { root_dir: r.root_dir.clone(), scope: PathBuf::from(rel) };
+        let target = Target { root_dir: r.root_dir.clone(), scope: PathBuf::from(rel), files: None };
         let found = walk(&target, &self.excludes, FormatChoice::Auto, false);
         let mut on_disk: HashSet<String> = found.present.into_iter().collect();
         let mut unread = Vec::new();
@@ -424,6 +455,7 @@ mod tests {
             scope: scope.into(),
             watch_path: dir.to_path_buf(),
             recursive: true,
+            named_files: false,
         };
         Watched { roots: vec![root], excludes: build_excludes(&["**/drafts/**".to_string()]).unwrap() }
     }

@@ -31,7 +31,7 @@ use crate::error::UserError;
 pub use answers::{AnswerRow, NewTurn, Saved};
 pub use conversations::{Conversation, ForkRow, PriorRow, TurnHitRow, TurnRow};
 pub use derived::SourceRows;
-pub use read::{ChunkRow, DocRow, Stats};
+pub use read::{ChunkRow, DocRow, RootRow, Stats};
 pub use terms::{FtsIndex, Scored};
 pub use vectors::{VectorSet, quantize};
 /// A one-document Markdown source of the given chunk texts, for tests elsewhere in the crate.
@@ -81,6 +81,7 @@ const MIGRATIONS: &[Migration] = &[
         then: Some(postings::settle_all),
     },
     sql("0012_record_titles", include_str!("migrations/0012_record_titles.sql")),
+    sql("0013_root_files", include_str!("migrations/0013_root_files.sql")),
 ];
 
 /// The schema level this build writes.

@@ -61,6 +61,10 @@ pub struct RootRow {
     /// The folder as the index spells it (`\xNN` for a byte that is not UTF-8); `dir()` is the folder.
     pub path: String,
     pub documents: i64,
+    /// Whether the folder itself was named (a bare run walks it), or only files in it (it reads those again).
+    pub whole_folder: bool,
+    #[serde(skip)]
+    pub id: i64,
 }
 
 impl RootRow {
@@ -156,11 +160,15 @@ impl Store {
     pub fn roots(&self) -> Result<Vec<RootRow>> {
         let mut stmt = self.conn.prepare(
             "SELECT r.name, r.abs_path,
-                    (SELECT count(*) FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.root_id = r.id)
+                    (SELECT count(*) FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.root_id = r.id),
+                    r.whole_folder, r.id
              FROM roots r ORDER BY r.name",
         )?;
+        let row = |r: &rusqlite::Row| {
+            Ok(RootRow { name: r.get(0)?, path: r.get(1)?, documents: r.get(2)?, whole_folder: r.get(3)?, id: r.get(4)? })
+        };
         let roots = stmt
-            .query_map([], |r| Ok(RootRow { name: r.get(0)?, path: r.get(1)?, documents: r.get(2)? }))?
+            .query_map([], row)?
             .collect::<rusqlite::Result<_>>()?;
         Ok(roots)
     }

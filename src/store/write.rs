@@ -63,14 +63,25 @@ impl Store {
     /// another folder already uses that name, so every document path is unique
     /// and stable across runs.
     pub fn ensure_root(&self, abs_path: &Path) -> Result<(i64, String)> {
+        self.ensure_root_as(abs_path, true)
+    }
+
+    /// `ensure_root` for a folder named whole (`whole_folder`), or one only files in which were named: a bare
+    /// run walks the first and reads again only the files of the second. A folder named whole once stays so.
+    pub fn ensure_root_as(&self, abs_path: &Path, whole_folder: bool) -> Result<(i64, String)> {
         self.ensure_writable()?;
         let key = super::dir_in_index(abs_path);
-        if let Some(found) = self
+        let found = self
             .conn
-            .query_row("SELECT id, name FROM roots WHERE abs_path = ?1", [&key], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?
-        {
-            return Ok(found);
+            .query_row("SELECT id, name, whole_folder FROM roots WHERE abs_path = ?1", [&key], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, bool>(2)?))
+            })
+            .optional()?;
+        if let Some((id, name, whole)) = found {
+            if whole_folder && !whole {
+                self.conn.execute("UPDATE roots SET whole_folder = 1 WHERE id = ?1", [id])?;
+            }
+            return Ok((id, name));
         }
         let comps: Vec<String> = abs_path
             .components()
@@ -105,22 +116,27 @@ impl Store {
             }
         };
         self.conn.execute(
-            "INSERT INTO roots(name, abs_path, created_at) VALUES (?1, ?2, ?3)",
-            params![name, key, now_rfc3339()],
+            "INSERT INTO roots(name, abs_path, whole_folder, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![name, key, whole_folder, now_rfc3339()],
         )?;
         Ok((self.conn.last_insert_rowid(), name))
     }
 
     /// The ingested root that is `path` or holds it (the deepest one), with its
-    /// name and folder.
+    /// name and folder. A root of files named holds its folder and the files in it, not the folders below:
+    /// one of those named later is a whole folder, a root of its own.
     pub fn root_containing(&self, path: &Path) -> Result<Option<(i64, String, std::path::PathBuf)>> {
-        let mut stmt = self.conn.prepare("SELECT id, name, abs_path FROM roots")?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+        let mut stmt = self.conn.prepare("SELECT id, name, abs_path, whole_folder FROM roots")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?))
+        })?;
         let mut best: Option<(i64, String, std::path::PathBuf)> = None;
         for row in rows {
-            let (id, name, dir) = row?;
+            let (id, name, dir, whole) = row?;
             let dir = super::dir_on_disk(&dir);
-            if path.starts_with(&dir) && best.as_ref().is_none_or(|(_, _, b)| dir.as_os_str().len() > b.as_os_str().len()) {
+            let holds = whole || path == dir || (path.parent() == Some(dir.as_path()) && !path.is_dir());
+            let deeper = best.as_ref().is_none_or(|(_, _, b)| dir.as_os_str().len() > b.as_os_str().len());
+            if holds && path.starts_with(&dir) && deeper {
                 best = Some((id, name, dir));
             }
         }
