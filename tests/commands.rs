@@ -139,7 +139,7 @@ fn doctor_says_a_data_dir_does_not_exist_yet_and_does_not_create_it() {
     let data_dir = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "data dir").cloned().unwrap();
     assert_eq!(data_dir["status"], "warn", "{v}");
     assert!(data_dir["detail"].as_str().unwrap().contains("does not exist yet"), "{data_dir}");
-    assert!(data_dir["fix"].as_str().unwrap().contains("kebab ingest"), "{data_dir}");
+    assert!(data_dir["fix"].as_str().unwrap().contains(&format!("kebab --data-dir {} ingest", new.display())), "{data_dir}");
     assert_eq!(v["ok"], true, "a folder not made yet is no failure: {v}");
     assert!(!new.exists(), "doctor created {}", new.display());
     // A file in the way is: the folder could never be made.

@@ -553,3 +553,18 @@ fn the_lexical_only_notice_is_given_once_however_many_calls_fall_back() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stderr.matches("lexical search only").count(), 1, "{stderr}");
 }
+
+#[test]
+fn a_command_a_tool_error_tells_the_user_to_run_names_the_servers_data_dir() {
+    // "run `kebab models install`" from a server started with --data-dir D
+    // installed the model under the default data dir, where the server never looks.
+    let env = home();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"local\"\n");
+    env.write("notes/tea.md", "# Tea\n\nGreen tea steeps for two minutes.\n");
+    let data = env.path("kb data");
+    let (mut client, _) = Client::start(&env, &["--data-dir", data.to_str().unwrap()]);
+    client.ok("ingest", json!({ "paths": [env.notes()] }));
+    let err = client.tool_error("search", json!({ "query": "tea", "mode": "vector" }));
+    let install = format!("run `kebab --data-dir '{}' models install`, then call the `ingest` tool", data.display());
+    assert!(err["hint"].as_str().unwrap().starts_with(&install), "{err}");
+}

@@ -366,7 +366,7 @@ fn read_commands_on_a_missing_data_dir_create_nothing_and_say_how_to_start() {
         all.extend(&args);
         let out = env.run(&all);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("nothing is indexed yet") && stderr(&out).contains("kebab ingest"), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("nothing is indexed yet") && stderr(&out).contains(" ingest PATH"), "{args:?}: {}", stderr(&out));
         assert!(!data.exists(), "{args:?} created {}", data.display());
     }
 }
@@ -475,9 +475,40 @@ fn init_next_steps_keep_the_config_and_data_dir_it_ran_with_quoted_for_a_shell()
     for step in ["models install", "ingest ~/notes", "--repl"] {
         assert!(out.contains(&format!("  kebab {flags} {step}")), "{out}");
     }
+    assert!(out.contains(&format!("(or `kebab {flags} search QUERY`)")), "{out}");
     // Without either flag the steps stay as short as before.
     let out = Env::new().ok(&["init"]);
     assert!(out.contains("  kebab models install      # "), "{out}");
+}
+
+#[test]
+fn a_hint_to_run_kebab_names_the_config_and_data_dir_the_command_ran_with() {
+    // `kebab --data-dir D search beer` said "run `kebab ingest PATH`": followed, it indexed into the default data dir.
+    let env = Env::new();
+    let config = env.write("my conf/kebab.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
+    let data = env.path("kb-data");
+    let flags = ["--config", config.to_str().unwrap(), "--data-dir", data.to_str().unwrap()];
+    let kebab = format!("kebab --config '{}' --data-dir {}", config.display(), data.display());
+    for command in [["search", "beer"], ["ask", "beer"]] {
+        let out = env.run(&[&flags[..], &command].concat());
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(&format!("hint: run `{kebab} ingest PATH` to index")), "{command:?}: {}", stderr(&out));
+    }
+    let out = env.run(&[&["--json"], &flags[..], &["ask", "beer"]].concat());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hint = doc["hint"].as_str().unwrap();
+    assert!(hint.contains(&format!("(`{kebab} init` first writes a config to edit)")), "{doc}");
+    // Followed as printed, by a shell, it indexes into that data dir, and
+    // the default one is never made.
+    let run = hint.split('`').nth(1).unwrap().replace("PATH", env.notes().to_str().unwrap());
+    env.write("notes/beer.md", "# Beer\n\nA stout is brewed with roasted barley.\n");
+    let bin = Path::new(env!("CARGO_BIN_EXE_kebab")).parent().unwrap().display().to_string();
+    let path = format!("{bin}:{}", std::env::var("PATH").unwrap_or_default());
+    let out = env.program("sh").args(["-c", &run]).env("PATH", path).output().unwrap();
+    assert!(out.status.success(), "{run}: {}", stderr(&out));
+    let found = env.ok(&[&flags[..], &["search", "stout"]].concat());
+    assert!(found.contains("notes/beer.md"), "{found}");
+    assert!(!env.database().exists() && !env.path("data/kebab").exists(), "{run} indexed into the default data dir");
 }
 
 #[test]

@@ -75,6 +75,9 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     }
 
     let ok = checks.iter().all(|c| c.status != Status::Fail);
+    for c in &mut checks {
+        c.fix = c.fix.as_deref().map(|fix| ctx.out.as_run(fix));
+    }
     if ctx.out.json {
         ctx.out.json(&DoctorDoc { schema_version: "doctor.v1", ok, checks })?;
     } else {

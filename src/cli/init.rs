@@ -1,8 +1,6 @@
 //! `kebab init`: write a commented default config (never over an existing
 //! one) and create the database.
 
-use std::path::Path;
-
 use anyhow::Result;
 use serde::Serialize;
 
@@ -19,15 +17,7 @@ struct InitReport {
     schema_level: i64,
 }
 
-/// The `--config` and `--data-dir` the user ran init with (flag or variable),
-/// as given: the next steps carry them, or a copied step would run against
-/// the default config and data dir instead of the ones just made.
-pub struct Given<'a> {
-    pub config: Option<&'a Path>,
-    pub data_dir: Option<&'a Path>,
-}
-
-pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
+pub fn run(ctx: &Ctx) -> Result<i32> {
     if ctx.readonly {
         return Err(UserError::readonly("`kebab init`").into());
     }
@@ -70,7 +60,7 @@ pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
         ctx.out.line(format!("database {} ready (schema level {}{readonly})", report.database, report.schema_level))?;
         // Plain lines, not notices: the next steps are the point of running init.
         ctx.out.line("next steps:")?;
-        for step in next_steps(given) {
+        for step in next_steps(&ctx.out.kebab) {
             ctx.out.line(step)?;
         }
     }
@@ -78,18 +68,14 @@ pub fn run(ctx: &Ctx, given: &Given) -> Result<i32> {
 }
 
 /// The commands to run after init, each with its comment in one column.
-fn next_steps(given: &Given) -> Vec<String> {
-    let mut kebab = String::from("kebab");
-    for (flag, path) in [("--config", given.config), ("--data-dir", given.data_dir)] {
-        if let Some(path) = path {
-            kebab.push_str(&format!(" {flag} {}", crate::script::shell_word(&path.to_string_lossy())));
-        }
-    }
+/// `kebab` carries the --config and --data-dir init ran with (flag or
+/// variable), or a copied step would run against the default ones.
+fn next_steps(kebab: &str) -> Vec<String> {
     let steps = [
         (format!("{kebab} models install"), "the built-in embedding model, for semantic search"),
         (format!("{kebab} ingest ~/notes"), "index a folder of Markdown or text notes"),
         (format!("{kebab} --repl"), "ask questions about them (or `kebab search QUERY`)"),
     ];
     let width = steps.iter().map(|(cmd, _)| cmd.chars().count()).max().unwrap_or(0).max(24);
-    steps.iter().map(|(cmd, why)| format!("  {cmd:<width$}  # {why}")).collect()
+    steps.iter().map(|(cmd, why)| format!("  {cmd:<width$}  # {}", crate::render::hint::as_run(why, kebab))).collect()
 }

@@ -10,6 +10,7 @@ use crate::mcp::{self, Setup};
 pub fn run(ctx: &Ctx) -> Result<i32> {
     // Nothing but the protocol may reach stdout: notices go to stderr, the
     // client's log.
-    mcp::serve(Setup { open: ctx.opener(), config_dir: ctx.config_dir(), readonly: ctx.readonly })?;
+    let kebab = ctx.out.kebab.clone();
+    mcp::serve(Setup { open: ctx.opener(), config_dir: ctx.config_dir(), readonly: ctx.readonly, kebab })?;
     Ok(0)
 }

@@ -252,7 +252,8 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let out = Output::new(cli.json, cli.quiet, cli.color);
+    let kebab = crate::render::hint::kebab_as_run(cli.config.as_deref(), cli.data_dir.as_deref());
+    let out = Output::new(cli.json, cli.quiet, cli.color).run_as(kebab);
     match run(cli, out.clone()) {
         Ok(code) => code,
         Err(err) if error::is_broken_pipe(&err) => 0,
@@ -311,7 +312,8 @@ fn help_for() -> String {
 /// Prints a failed command's `error:` and `hint:` lines (and `error.v1` with
 /// `--json`) and returns its exit code.
 fn report(out: Output, err: &anyhow::Error) -> i32 {
-    let failure = crate::render::failure::classify(err);
+    let mut failure = crate::render::failure::classify(err);
+    failure.doc.hint = failure.doc.hint.map(|h| out.as_run(&h));
     if out.json {
         let _ = out.json(&failure.doc);
     }
@@ -495,7 +497,7 @@ fn run(cli: Cli, out: Output) -> Result<i32> {
         ctx.config()?;
     }
     match command {
-        Command::Init => init::run(&ctx, &init::Given { config: cli.config.as_deref(), data_dir: cli.data_dir.as_deref() }),
+        Command::Init => init::run(&ctx),
         Command::Ingest(args) => ingest::run(&ctx, args),
         Command::Search(args) => search::run(&ctx, args),
         Command::Ask(args) => ask::run(&ctx, args),

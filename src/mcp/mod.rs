@@ -31,14 +31,18 @@ pub struct Setup {
     pub config_dir: PathBuf,
     /// `--readonly`: the `ingest` tool is refused.
     pub readonly: bool,
+    /// The program the commands in hints name (`render::hint::kebab_as_run`):
+    /// one the user runs beside the server reads the same config and index.
+    pub kebab: String,
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.
 pub fn serve(setup: Setup) -> Result<()> {
+    let kebab = setup.kebab.clone();
     let worker = worker::Worker::start(setup)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the MCP server's runtime")?;
-    runtime.block_on(server::run(worker))
+    runtime.block_on(server::run(worker, kebab))
 }

@@ -77,7 +77,10 @@ pub fn print_outcome(out: &Output, outcome: &AskOutcome, shown: &Shown) -> Resul
         out.line("")?;
     } else if !a.answer.is_empty() {
         // Empty only when the model failed before any text: the error says so.
-        out.line(printable(&with_attributed_markers(a)))?;
+        let text = with_attributed_markers(a);
+        // Kebab's own words (`Run kebab ingest PATH first`), not a model's: its commands name this run's flags.
+        let text = if a.refused_before_model() { out.as_run(&text) } else { text };
+        out.line(printable(&text))?;
     }
     for note in shown.notes {
         out.line(note)?;

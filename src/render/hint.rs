@@ -4,6 +4,8 @@
 //! calls a tool. The phrases that differ are mapped here, in one place, so no
 //! error needs a message per front end.
 
+use std::path::Path;
+
 /// Where an error is shown, when it is not the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrontEnd {
@@ -45,6 +47,45 @@ pub fn hint_for(front: FrontEnd, hint: &str) -> String {
     table.iter().fold(hint.to_string(), |hint, (cli, ours)| hint.replace(cli, ours))
 }
 
+/// `kebab` with the `--config` and `--data-dir` a command ran with (flag or
+/// variable), each quoted for a shell: a command the user is then told to run
+/// reads the same config and index, where a bare `kebab` would read the
+/// default ones (and `kebab ingest` index the notes there).
+pub fn kebab_as_run(config: Option<&Path>, data_dir: Option<&Path>) -> String {
+    let mut kebab = String::from("kebab");
+    for (flag, path) in [("--config", config), ("--data-dir", data_dir)] {
+        if let Some(path) = path {
+            kebab.push_str(&format!(" {flag} {}", crate::script::shell_word(&path.to_string_lossy())));
+        }
+    }
+    kebab
+}
+
+/// `text` with each command in backquotes that runs kebab (`` `kebab ingest
+/// PATH` ``, `` `echo … | kebab ask -` ``) given `kebab` (`kebab_as_run`) for
+/// the program, so hints are written once, with a bare `kebab`. A command
+/// that names `--config` or `--data-dir` itself is about choosing them, and
+/// stays as written.
+pub fn as_run(text: &str, kebab: &str) -> String {
+    if kebab == "kebab" {
+        return text.to_string();
+    }
+    let with = format!("{kebab} ");
+    // The odd pieces are inside backquotes.
+    let pieces = text.split('`').enumerate().map(|(i, piece)| {
+        let command = i % 2 == 1 && !piece.contains("--config") && !piece.contains("--data-dir");
+        if !command {
+            return piece.to_string();
+        }
+        let piece = piece.replace("| kebab ", &format!("| {with}"));
+        match piece.strip_prefix("kebab ") {
+            Some(rest) => format!("{with}{rest}"),
+            None => piece,
+        }
+    });
+    pieces.collect::<Vec<_>>().join("`")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +104,17 @@ mod tests {
         let now = "`--mode lexical` searches by words meanwhile";
         assert_eq!(hint_for(FrontEnd::Mcp, now), "`\"mode\": \"lexical\"` searches by words meanwhile");
         assert_eq!(hint_for(FrontEnd::Repl, now), "`:mode lexical` searches by words meanwhile");
+    }
+
+    #[test]
+    fn a_command_to_run_names_the_flags_kebab_ran_with_unless_it_chooses_them_itself() {
+        let kebab = kebab_as_run(Some(Path::new("/my notes/c.toml")), Some(Path::new("/kb")));
+        assert_eq!(kebab, "kebab --config '/my notes/c.toml' --data-dir /kb");
+        let hint = "run `kebab ingest PATH`, or pipe it: `echo QUESTION | kebab ask -`; or `kebab --config FILE init`";
+        let want = "run `kebab --config '/my notes/c.toml' --data-dir /kb ingest PATH`, or pipe it: \
+                    `echo QUESTION | kebab --config '/my notes/c.toml' --data-dir /kb ask -`; or `kebab --config FILE init`";
+        assert_eq!(as_run(hint, &kebab), want);
+        assert_eq!(as_run(hint, &kebab_as_run(None, None)), hint);
     }
 
     /// Every hint in the code that names `kebab ingest` or `kebab sessions

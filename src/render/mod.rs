@@ -35,6 +35,9 @@ pub struct Output {
     pub color: ColorChoice,
     /// What citation links resolve against (`render::link`).
     pub roots: link::Roots,
+    /// The program a command the user is told to run names: `kebab` with
+    /// the --config and --data-dir this one ran with (`hint::kebab_as_run`).
+    pub kebab: String,
     said: Said,
 }
 
@@ -46,7 +49,18 @@ struct Said(Arc<Mutex<HashSet<String>>>);
 
 impl Output {
     pub fn new(json: bool, quiet: bool, color: ColorChoice) -> Output {
-        Output { json, quiet, color, roots: link::Roots::default(), said: Said::default() }
+        Output { json, quiet, color, roots: link::Roots::default(), kebab: "kebab".into(), said: Said::default() }
+    }
+
+    /// This `Output`, naming `kebab` (`hint::kebab_as_run`) in the commands its hints tell the user to run.
+    pub fn run_as(self, kebab: String) -> Output {
+        Output { kebab, ..self }
+    }
+
+    /// `text` (a hint, a notice) with the commands it tells the user to run
+    /// naming this run's --config and --data-dir (`hint::as_run`).
+    pub fn as_run(&self, text: &str) -> String {
+        hint::as_run(text, &self.kebab)
     }
 
     /// Prints one line of results on stdout.
@@ -66,7 +80,7 @@ impl Output {
     /// A hint or notice for a person: stderr, and not with `--quiet`.
     pub fn notice(&self, text: impl Display) {
         if !self.quiet {
-            eprintln!("{text}");
+            eprintln!("{}", self.as_run(&text.to_string()));
         }
     }
 
@@ -82,7 +96,7 @@ impl Output {
     /// A warning (a skipped file, …): stderr, even with `--quiet`, since it reports
     /// something the user needs to act on; the JSON result carries it too.
     pub fn warn(&self, text: impl Display) {
-        eprintln!("{} {text}", self.paint_err("warning:", Style::new().yellow().bold()));
+        eprintln!("{} {}", self.paint_err("warning:", Style::new().yellow().bold()), self.as_run(&text.to_string()));
     }
 
     /// `text` styled for stdout when colours are on there.

@@ -133,7 +133,7 @@ impl Repl {
         let s = owo_colors::Style::new();
         let mut lines = vec![format!("{} {}", self.out.paint("error:", s.red().bold()), printable(message))];
         if let Some(h) = hint {
-            lines.push(format!("{} {}", self.out.paint("hint:", s.cyan()), printable(h)));
+            lines.push(format!("{} {}", self.out.paint("hint:", s.cyan()), printable(&self.out.as_run(h))));
         }
         lines
     }
