@@ -527,3 +527,29 @@ fn a_month_asked_in_full_is_found_where_the_notes_shorten_it() {
     assert!(env.ok(&["ask", "what did I do in september?"]).contains("read \"september\" as \"sep\""));
     refused_by_gate(&env, &["what did I plant in october?"]);
 }
+
+#[test]
+fn an_empty_standard_input_says_it_was_empty_not_to_pipe_the_question_in() {
+    // `printf '' | kebab ask -` said "the question is empty", hinting "or
+    // pipe it in with `kebab ask -`": what the user had just done.
+    let env = Env::new();
+    extractive(&env);
+    // `kebab ask - </dev/null` and `kebab ask </dev/null` (env.run gives no stdin).
+    for args in [vec!["ask", "-"], vec!["ask"]] {
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("error: no question on the standard input: it was empty"), "{args:?}: {err}");
+        assert!(err.contains("hint: pipe the question in, e.g. `echo \"What is ownership?\" | kebab ask -`"), "{args:?}: {err}");
+    }
+    // `printf '' | kebab ask -`: an empty pipe.
+    let (code, _, err) = common::repl(&env, &["ask", "-"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error: no question on the standard input: it was empty"), "{err}");
+    // A pipe holding only blank lines says so; a question given as words that is blank keeps its own words.
+    let (code, _, err) = common::repl(&env, &["ask", "-"], "\n  \n");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error: no question on the standard input: it held only blank space"), "{err}");
+    let err = stderr(&env.run(&["ask", " "]));
+    assert!(err.contains("error: the question is empty") && err.contains("`kebab ask -`"), "{err}");
+}

@@ -85,7 +85,17 @@ fn question_text(parts: &[std::ffi::OsString]) -> Result<String> {
     let text = String::from_utf8(raw).map_err(|_| {
         UserError::new("bad_input", "the question on stdin is not valid UTF-8").with_hint("pipe the question in as UTF-8 text")
     })?;
-    Ok(crate::script::one_question(crate::script::without_bom(&text)))
+    let question = crate::script::one_question(crate::script::without_bom(&text));
+    // Said here, where it is known the question was piped: the hint for an
+    // empty argument suggests the very pipe that came up empty.
+    if question.trim().is_empty() {
+        let what = if text.is_empty() { "was empty" } else { "held only blank space" };
+        return Err(UserError::new("bad_input", format!("no question on the standard input: it {what}"))
+            .with_hint("pipe the question in, e.g. `echo \"What is ownership?\" | kebab ask -`, or give it as words: \
+                        `kebab ask QUESTION`")
+            .into());
+    }
+    Ok(question)
 }
 
 #[derive(Serialize)]
