@@ -466,7 +466,7 @@ fn a_k_below_one_says_at_least_1_as_the_cli_does_negative_or_zero() {
     }
     let cli = String::from_utf8_lossy(&env.run(&["ask", "-k", "-1", "What is tea?"]).stderr).into_owned();
     assert!(cli.contains("error: -k must be at least 1"), "{cli}");
-    // The schema the client sees is unchanged: a whole number from 0, as before.
+    // The schema the client sees stays a whole number (its range: tests/mcp_schema.rs).
     let tools = client.request("tools/list", json!({}));
     let ask = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "ask").unwrap().clone();
     assert_eq!(ask["inputSchema"]["properties"]["k"]["format"], "uint", "{ask}");

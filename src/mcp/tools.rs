@@ -115,8 +115,8 @@ pub struct SearchArgs {
     pub query: String,
     /// Number of hits (at least 1) [default: search.default_k from the config].
     // Read signed and wide, so -1 is refused as 0 is and 2^64 - 1 as 10001 is
-    // (`check_k`); the schema stays a whole number.
-    #[schemars(with = "Option<usize>")]
+    // (`check_k`); the schema says the whole numbers that check accepts.
+    #[schemars(with = "Option<usize>", range(min = 1, max = crate::config::MAX_K))]
     pub k: Option<i128>,
     /// Retrieval mode [default: search.default_mode from the config].
     pub mode: Option<ModeArg>,
@@ -134,7 +134,7 @@ pub struct AskArgs {
     /// Retrieval mode [default: search.default_mode from the config].
     pub mode: Option<ModeArg>,
     /// Chunks to retrieve and pack (at least 1) [default: search.default_k].
-    #[schemars(with = "Option<usize>")]
+    #[schemars(with = "Option<usize>", range(min = 1, max = crate::config::MAX_K))]
     pub k: Option<i128>,
 }
 
@@ -149,8 +149,11 @@ pub struct CiteArgs {
     pub session: Option<String>,
     /// The turn's number in the session, from 1 (session_show's
     /// `turn_index` + 1).
+    // Numbered from 1: the schema says so, where usize's says "from 0".
+    #[schemars(range(min = 1))]
     pub turn: Option<usize>,
     /// The evidence number, the `n` of the answer's `[#n]` marker.
+    #[schemars(range(min = 1))]
     pub n: Option<usize>,
 }
 
