@@ -555,3 +555,24 @@ fn citations_after_the_database_is_replaced_under_the_repl_link_into_the_new_one
     assert!(answer.contains(&link), "no link to {}: {answer:?}", file.display());
     term.quit();
 }
+
+#[test]
+fn mode_alone_says_the_mode_in_use_as_multihop_alone_does() {
+    // `:mode` alone was an error ("give one mode"), where `:multihop` alone says which is on.
+    let env = common::Env::new();
+    let url = common::fake_openai_embeddings(|t, _| serde_json::json!([t.len() as f32, 1.0, 0.5]));
+    let embedding = format!("[embedding]\nprovider = \"openai\"\nmodel = \"lengths\"\nbase_url = \"{url}\"\n");
+    env.write("config/kebab/config.toml", format!("[llm]\nprovider = \"extractive\"\n\n{embedding}"));
+    common::cargo_and_tea_notes(&env);
+    let (code, out, err) = repl(&env, &["--repl"], ":mode\n:mode vector\n:mode\n:multihop\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("error:"), "{out}");
+    let said: Vec<&str> = out.split("> ").filter_map(|l| l.lines().nth(1)).collect();
+    assert_eq!(said, ["mode hybrid", "mode vector", "mode vector", "multihop off"], "{out}");
+    // Without a model hybrid cannot run: alone it names the mode questions are asked in.
+    let lexical = common::Env::new();
+    lexical.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
+    common::cargo_and_tea_notes(&lexical);
+    let (_, out, _) = repl(&lexical, &["--repl"], ":mode\n");
+    assert!(out.contains(":mode\nmode lexical\n"), "{out}");
+}

@@ -32,7 +32,8 @@ pub enum Parsed {
     Cite(Option<usize>),
     Session(SessionCmd),
     History,
-    Mode(Mode),
+    /// `:mode M`; `None` asks for the current mode.
+    Mode(Option<Mode>),
     K(usize),
     /// `:multihop on|off`; `None` asks for the current setting.
     MultiHop(Option<bool>),
@@ -107,12 +108,13 @@ pub const TABLE: &[Spec] = &[
     },
     Spec {
         name: "mode",
-        usage: ":mode M",
-        help: "retrieval mode for the next questions",
+        usage: ":mode [M]",
+        help: "retrieval mode for the next questions; alone, the one in use",
         complete: Complete::Modes,
         check: |a| match a {
+            [] => Ok(Parsed::Mode(None)),
             [m] => <Mode as clap::ValueEnum>::from_str(m, true)
-                .map(Parsed::Mode)
+                .map(|m| Parsed::Mode(Some(m)))
                 .map_err(|_| format!("unknown mode {m:?}; modes: {}", mode_names().join(", "))),
             _ => Err(format!("give one mode: {}", mode_names().join(", "))),
         },
@@ -350,7 +352,8 @@ mod tests {
         }
         assert_eq!(parse(":cite 2"), Ok(Parsed::Cite(Some(2))));
         assert_eq!(parse(":k 12"), Ok(Parsed::K(12)));
-        assert_eq!(parse(":mode lexical"), Ok(Parsed::Mode(Mode::Lexical)));
+        assert_eq!(parse(":mode lexical"), Ok(Parsed::Mode(Some(Mode::Lexical))));
+        assert_eq!(parse(":mode"), Ok(Parsed::Mode(None)));
         assert_eq!(parse(":session work"), Ok(Parsed::Session(SessionCmd::Switch("work".into()))));
         assert_eq!(parse(":session new"), Ok(Parsed::Session(SessionCmd::New(None))));
         assert_eq!(parse(":session use list"), Ok(Parsed::Session(SessionCmd::Switch("list".into()))));
@@ -383,7 +386,7 @@ mod tests {
     #[test]
     fn a_bad_argument_says_what_is_wrong_and_the_usage_once() {
         assert!(parse(":session rm a b").unwrap_err().starts_with("too many words after :session rm a: \"b\" (usage: "));
-        let bad_lines = [":session rm", ":session list extra", ":session a b", ":cite 1 2", ":mode", ":k 1 2", ":multihop yes", ":fork a 1 2"];
+        let bad_lines = [":session rm", ":session list extra", ":session a b", ":cite 1 2", ":mode a b", ":k 1 2", ":multihop yes", ":fork a 1 2"];
         for bad in bad_lines {
             let e = parse(bad).unwrap_err();
             let name = bad[1..].split(' ').next().unwrap();

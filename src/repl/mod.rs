@@ -263,7 +263,9 @@ impl Repl {
                     self.out.line(turn_summary(t))?;
                 }
             }
-            Parsed::Mode(m) => {
+            // The mode questions are asked in: the one resolved (lexical when hybrid could not run), not the one asked for.
+            Parsed::Mode(None) => self.out.line(format!("mode {}", self.mode.as_str()))?,
+            Parsed::Mode(Some(m)) => {
                 self.mode = self.kb.engine.resolve(&self.kb.store, m, true)?.0;
                 self.out.line(format!("mode {}", m.as_str()))?;
             }
