@@ -168,7 +168,26 @@ fn an_english_model_says_how_many_chunks_it_left_to_lexical_search() {
     let doctor = env.run(&["doctor"]);
     let report = String::from_utf8_lossy(&doctor.stdout).into_owned() + &common::stderr(&doctor);
     assert!(report.contains("queries prefix \"search_query: \", documents prefix \"search_document: \""), "{report}");
-    assert!(report.contains("1 in a script the model does not read"), "{report}");
+    assert!(report.contains("; 1 in a script it does not read is searched lexically"), "{report}");
+}
+
+#[test]
+fn doctor_says_chunks_in_a_script_the_model_does_not_read_are_searched_lexically_not_that_they_have_vectors() {
+    // It said "every chunk has a vector (2 in a script the model does not
+    // read: lexical)": those 2 have none.
+    let (url, _seen) = server();
+    let env = Env::new();
+    configure(&env, &format!("provider = \"ollama\"\nmodel = \"nomic-embed-text\"\nbase_url = \"{url}\"\n"));
+    notes(&env);
+    env.write("notes/ko.md", "# 벡터\n\n벡터는 같은 타입의 값을 여러 개 저장합니다.\n");
+    env.write("notes/ko2.md", "# 소유권\n\n소유권은 값마다 주인이 하나라는 규칙입니다.\n");
+    let doc = env.json(&["ingest", env.notes().to_str().unwrap()]);
+    assert_eq!(doc["embedding"]["unread"], 2, "{doc}");
+    let doctor = env.run(&["doctor"]);
+    let report = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let vectors = report.lines().find(|l| l.contains("vectors")).unwrap_or_else(|| panic!("{report}"));
+    let says = "every chunk the model reads has a vector; 2 in a script it does not read are searched lexically";
+    assert_eq!(vectors.split_whitespace().collect::<Vec<_>>().join(" "), format!("ok vectors {says}"), "{report}");
 }
 
 #[test]

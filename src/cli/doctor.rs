@@ -243,7 +243,12 @@ fn embedding_checks(ctx: &Ctx, cfg: &Config, then: &dyn Fn(&str) -> String, chec
         )),
         (Ok(_), Ok(0)) => {
             let unread = store.count_unread().unwrap_or(0);
-            let what = if unread > 0 { format!("every chunk has a vector ({unread} in a script the model does not read: lexical)") } else { "every chunk has a vector".to_string() };
+            // Those chunks have no vector: "every chunk has a vector" beside them said otherwise.
+            let what = match unread {
+                0 => "every chunk has a vector".to_string(),
+                1 => "every chunk the model reads has a vector; 1 in a script it does not read is searched lexically".to_string(),
+                n => format!("every chunk the model reads has a vector; {n} in a script it does not read are searched lexically"),
+            };
             checks.push(check("vectors", Status::Ok, what, None))
         }
         (Ok(_), Ok(n)) => checks.push(check(
