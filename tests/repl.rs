@@ -576,3 +576,16 @@ fn mode_alone_says_the_mode_in_use_as_multihop_alone_does() {
     let (_, out, _) = repl(&lexical, &["--repl"], ":mode\n");
     assert!(out.contains(":mode\nmode lexical\n"), "{out}");
 }
+
+#[test]
+fn session_export_of_a_session_made_by_session_new_with_no_turns_says_there_is_nothing_to_export() {
+    // `:session new` makes the session at once, and exporting it wrote a file
+    // of "0 turns", where a session not made yet has "nothing to export".
+    let env = research_env();
+    let input = ":session export\n:session new\n:session export\n:session export empty.md\n";
+    let (code, out, err) = repl(&env, &["--repl"], input);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("nothing to export: this session has no turns yet").count(), 3, "{out}");
+    assert!(!out.contains("exported"), "{out}");
+    assert!(!env.path("empty.md").exists() && !env.path("session-1.md").exists(), "{out}");
+}

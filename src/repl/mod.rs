@@ -394,7 +394,9 @@ impl Repl {
                 self.out.line(format!("removed session {name} ({})", session::turns_phrase(turns)))?;
             }
             SessionCmd::Export(file) => {
-                let Some(c) = self.conversation.clone() else {
+                // `:session new` makes the session at once: one with no turns is as empty as one not made yet.
+                let doc = self.conversation.clone().map(|c| session::document(&self.kb.store, c)).transpose()?;
+                let Some(doc) = doc.filter(|d| !d.turns.is_empty()) else {
                     return self.out.line("nothing to export: this session has no turns yet").map_err(Into::into);
                 };
                 let file = match file {
@@ -402,7 +404,6 @@ impl Repl {
                     None => export::default_file(&self.name)?,
                 };
                 export::refuse_database(&self.kb.store, Path::new(&file), &self.name)?;
-                let doc = session::document(&self.kb.store, c)?;
                 std::fs::write(&file, export::markdown(&doc)).map_err(|e| {
                     crate::error::UserError::new("bad_input", format!("cannot write {file}: {e}"))
                         .with_hint("give :session export a file name in a folder that exists and that you may write")
