@@ -251,12 +251,8 @@ fn a_folder_that_cannot_be_listed_keeps_its_notes_under_watch() {
     let notes = env.notes().to_str().unwrap().to_string();
     env.ok(&["ingest", &notes]);
     let closed = common::unlistable(env.path("notes/closed"));
-    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
-        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
-        return;
-    };
+    let Some(mut watch) = Watch::heeding_permissions(&env, &notes) else { return };
     // The first pass reconciles the folder: the one it cannot list is skipped, not emptied.
-    let mut watch = Watch::spawn(cmd);
     let skipped = watch.wait_for("the skipped event for notes/closed", |e| e["event"] == "skipped" && e["path"] == "notes/closed");
     assert!(skipped["reason"].as_str().unwrap().contains("its 1 indexed document is kept"), "{skipped}");
     assert!(watch.seen.iter().all(|e| e["event"] != "removed"), "{:?}", watch.seen);
@@ -292,13 +288,9 @@ fn a_folder_that_cannot_be_read_at_the_start_leaves_the_rest_watched_and_is_watc
     let notes = env.notes().to_str().unwrap().to_string();
     env.ok(&["ingest", &notes]);
     let closed = common::unlistable(env.path("notes/closed"));
-    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
-        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
-        return;
-    };
+    let Some(mut watch) = Watch::heeding_permissions(&env, &notes) else { return };
     let is_closed = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/closed";
     let added = |e: &Value, path: &str| e["event"] == "added" && e["path"] == path;
-    let mut watch = Watch::spawn(cmd);
     watch.wait_for("the catch-up's skip of notes/closed", is_closed);
     let made: Vec<String> = folders.iter().map(|f| format!("{f}/n.md")).collect();
     for path in &made {
@@ -399,12 +391,8 @@ fn a_file_watch_cannot_read_is_told_once_until_it_changes_or_is_read() {
     let locked = env.write("notes/sub/locked.md", "# Locked\n\nLanterns glow.\n");
     mode(&locked, 0o000);
     let notes = env.notes().to_str().unwrap().to_string();
-    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
-        eprintln!("skipped: root here, and no working setpriv to make a mode-000 file unreadable");
-        return;
-    };
+    let Some(mut watch) = Watch::heeding_permissions(&env, &notes) else { return };
     let is_locked = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/sub/locked.md";
-    let mut watch = Watch::spawn(cmd);
     let skipped = watch.wait_for("the catch-up's skip of notes/sub/locked.md", is_locked);
     assert!(skipped["reason"].as_str().unwrap().contains("let this user read it"), "{skipped}");
     // A folder's mode set names the folder: it is read again, each note in it, then a new note
@@ -435,15 +423,11 @@ fn a_folder_watch_cannot_list_is_told_once_until_it_changes_or_is_listed() {
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
     env.write("notes/sub/closed/b.md", "# B\n\nLanterns glow.\n");
     let notes = env.notes().to_str().unwrap().to_string();
-    let Some(cmd) = common::heeding_folder_permissions(env.cmd(&["--json", "watch", &notes])) else {
-        eprintln!("skipped: root here, and no working setpriv to make a mode-000 folder unlistable");
-        return;
-    };
+    let Some(mut watch) = Watch::heeding_permissions(&env, &notes) else { return };
     let is_closed = |e: &Value| e["event"] == "skipped" && e["path"] == "notes/sub/closed";
     fn added(path: &str) -> impl Fn(&Value) -> bool + '_ {
         move |e| e["event"] == "added" && e["path"] == path
     }
-    let mut watch = Watch::spawn(cmd);
     // Closed once watched (one closed at the start is told by the catch-up).
     watch.wait_for("the catch-up's added event", added("notes/sub/closed/b.md"));
     let closed = common::unlistable(env.path("notes/sub/closed"));

@@ -28,6 +28,16 @@ impl Watch {
         Watch::spawn(env.cmd(&all))
     }
 
+    /// Starts `kebab --json watch NOTES` so that it heeds mode 000 (as root, through setpriv:
+    /// `heeding_folder_permissions`); None, said on stderr, where this machine cannot.
+    pub fn heeding_permissions(env: &Env, notes: &str) -> Option<Watch> {
+        let Some(cmd) = super::heeding_folder_permissions(env.cmd(&["--json", "watch", notes])) else {
+            eprintln!("skipped: root here, and no working setpriv to make a mode-000 file or folder unreadable");
+            return None;
+        };
+        Some(Watch::spawn(cmd))
+    }
+
     /// Starts `kebab --json watch …` as `cmd` has it.
     pub fn spawn(mut cmd: std::process::Command) -> Watch {
         let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn kebab watch");
