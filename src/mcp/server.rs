@@ -52,29 +52,12 @@ pub async fn run(worker: Worker, kebab: String) -> Result<()> {
     served
 }
 
-/// A call's result: its document, or the `error.v1` of its failure as a
-/// tool error (the client shows it; a protocol error it would hide), its
-/// hint naming the tool to call where the command line would run a command
-/// (and a command with no tool, `kebab models install`, the server's --config and --data-dir).
-fn result(outcome: Result<Value>, kebab: &str) -> CallToolResult {
-    match outcome {
-        Ok(doc) => CallToolResult::structured(doc),
-        Err(err) => {
-            let mut doc = crate::render::failure::classify_for(&err, crate::render::hint::FrontEnd::Mcp).doc;
-            doc.hint = doc.hint.map(|h| crate::render::hint::as_run(&h, kebab));
-            // An `ErrorDoc` always serializes; the fallback keeps the message if not.
-            let value = serde_json::to_value(&doc).unwrap_or_else(|_| serde_json::json!({ "message": doc.message }));
-            CallToolResult::structured_error(value)
-        }
-    }
-}
-
 #[tool_router]
 impl Server {
     #[tool(description = "Search the indexed notes. Returns search_response.v1: ranked search_hit.v1 hits, each with \
         chunk_id, a snippet (matched terms between « and ») and a citation {path, start, end, section}.")]
     async fn search(&self, params: Parameters<Checked<SearchArgs>>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::search(state, params.0.get("search")?)).await, &self.kebab))
+        Ok(self.result(self.worker.call(move |state| tools::search(state, params.0.get("search")?)).await))
     }
 
     #[tool(description = "Ask a question answered only from the notes. Returns answer.v1: the answer with [#n] \
@@ -92,31 +75,50 @@ impl Server {
         });
         let outcome = self.worker.call(move |state| tools::ask(state, params.0.get("ask")?, &cancel)).await;
         watch.abort();
-        Ok(result(outcome, &self.kebab))
+        Ok(self.result(outcome))
     }
 
     #[tool(description = "The exact evidence text behind a citation, with its path, lines and heading, and whether \
         the note changed since (evidence.v1). Give chunk_id (from a search hit or an answer's citation), or session, \
         turn (from 1) and n (the [#n] of that turn's answer).")]
     async fn cite(&self, params: Parameters<Checked<CiteArgs>>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::cite(state, params.0.get("cite")?)).await, &self.kebab))
+        Ok(self.result(self.worker.call(move |state| tools::cite(state, params.0.get("cite")?)).await))
     }
 
     #[tool(description = "The saved conversations, most recently used first (session_list.v1).")]
     async fn sessions_list(&self, params: Parameters<Checked<NoArgs>>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::sessions_list(state, params.0.get("sessions_list")?)).await, &self.kebab))
+        Ok(self.result(self.worker.call(move |state| tools::sessions_list(state, params.0.get("sessions_list")?)).await))
     }
 
     #[tool(description = "One saved conversation with every turn's question and answer.v1 answer (session.v1).")]
     async fn session_show(&self, params: Parameters<Checked<SessionArgs>>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::session_show(state, params.0.get("session_show")?)).await, &self.kebab))
+        Ok(self.result(self.worker.call(move |state| tools::session_show(state, params.0.get("session_show")?)).await))
     }
 
     #[tool(description = "Index notes (Markdown, plain text, HTML, PDF, JSONL) from files or folders: changed files are \
         re-chunked and embedded, unchanged ones skipped. Returns the ingest summary. Refused when the server runs \
         with --readonly.")]
     async fn ingest(&self, params: Parameters<Checked<IngestArgs>>) -> Result<CallToolResult, ErrorData> {
-        Ok(result(self.worker.call(move |state| tools::ingest(state, params.0.get("ingest")?)).await, &self.kebab))
+        Ok(self.result(self.worker.call(move |state| tools::ingest(state, params.0.get("ingest")?)).await))
+    }
+}
+
+impl Server {
+    /// A call's result: its document, or the `error.v1` of its failure as a
+    /// tool error (the client shows it; a protocol error it would hide), its
+    /// hint naming the tool to call where the command line would run a command
+    /// (and a command with no tool, `kebab models install`, the server's --config and --data-dir).
+    fn result(&self, outcome: Result<Value>) -> CallToolResult {
+        match outcome {
+            Ok(doc) => CallToolResult::structured(doc),
+            Err(err) => {
+                let mut doc = crate::render::failure::classify_for(&err, crate::render::hint::FrontEnd::Mcp).doc;
+                doc.hint = doc.hint.map(|h| crate::render::hint::as_run(&h, &self.kebab));
+                // An `ErrorDoc` always serializes; the fallback keeps the message if not.
+                let value = serde_json::to_value(&doc).unwrap_or_else(|_| serde_json::json!({ "message": doc.message }));
+                CallToolResult::structured_error(value)
+            }
+        }
     }
 }
 
