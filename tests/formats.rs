@@ -259,6 +259,46 @@ fn a_note_of_any_format_emptied_is_no_longer_found_and_an_empty_file_is_skipped_
 }
 
 #[test]
+fn a_note_of_any_format_left_with_only_blank_space_is_no_longer_found_and_is_skipped_as_blank() {
+    // A .md or .txt of blank lines was "added" (a document of 0 chunks that nothing can find),
+    // and kept so when its text was blanked, while a JSONL of blank lines was skipped.
+    let env = env();
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.write("notes/keep.md", "# Keep\n\nA good note.\n");
+    let each = common::a_note_of_each_format();
+    for (path, _, bytes) in &each {
+        env.write(path, bytes);
+    }
+    assert_eq!(env.json(&["ingest", &notes])["added"], 6);
+    for (path, word, _) in &each {
+        assert_eq!(hits(&env, word).len(), 1, "{path}");
+        env.write(path, "\n  \n\t\r\n");
+    }
+    let s = env.json(&["ingest", &notes]);
+    assert_eq!((s["removed"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(0)), "{s}");
+    for (path, word, _) in &each {
+        assert!(hits(&env, word).is_empty(), "{path}: its old text is still found");
+    }
+    // Blanked, or blank from the start: skipped, said to hold blank space (it is not 0 bytes).
+    for (i, (path, _, _)) in each.iter().enumerate() {
+        env.write(&path.replace("/n.", "/fresh."), ["\u{feff}\n\n", " \u{3000}\u{a0}\n"][i % 2]);
+    }
+    let s = env.json(&["ingest", &notes]);
+    let skipped = s["skipped_files"].as_array().unwrap();
+    assert_eq!(skipped.len(), 10, "{s}");
+    for f in skipped {
+        let reason = f["reason"].as_str().unwrap();
+        assert!(reason.starts_with("holds only blank space, so there is no "), "{f}");
+        assert!(reason.ends_with(" to index; write or save it again, or list it in workspace.exclude"), "{f}");
+    }
+    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
+    // Named alone, a blank note is not indexable: not success, as for an empty one.
+    let out = env.run(&["ingest", env.path("notes/fresh.md").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("holds only blank space"), "{}", common::stderr(&out));
+}
+
+#[test]
 fn an_html_page_with_no_readable_text_is_reported_not_indexed_empty() {
     // A page whose text a script writes, or whose article sits in a <nav> left
     // open, was counted "added" with 0 chunks: nothing in it could be found,

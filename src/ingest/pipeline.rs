@@ -101,12 +101,15 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
         return Err(too_big(bytes.len() as u64, max));
     }
     let hash = blake3::hash(&bytes).to_hex().to_string();
-    // An empty file holds no note, whatever its format: skipped, and said so alike on every run,
-    // while nothing of it is indexed; one whose text was indexed is written with no document, so
-    // that its old text goes.
+    // An empty or blank file holds no note, whatever its format: skipped, and said so alike on
+    // every run, while nothing of it is indexed; one whose text was indexed is written with no
+    // document, so that its old text goes.
     let nothing_indexed = indexed.is_none_or(|(_, docs)| *docs == 0);
-    if bytes.is_empty() && nothing_indexed {
-        return Err(empty_file(cand.format));
+    let blank = Blank::of(&bytes);
+    if let Some(blank) = blank
+        && nothing_indexed
+    {
+        return Err(blank.reason(cand.format));
     }
     if !reading.force
         && !recut
@@ -119,7 +122,7 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
     let path = format!("{}/{}", reading.root_name, cand.rel);
     let stem = Path::new(&cand.rel).file_stem().map(|s| s.to_string_lossy().to_string());
     let mut bad_lines = Vec::new();
-    let documents = if bytes.is_empty() {
+    let documents = if blank.is_some() {
         Vec::new()
     } else if cand.format == Format::Pdf {
         let limit = std::time::Duration::from_secs(reading.cfg.workspace.pdf_timeout_secs);
@@ -189,13 +192,8 @@ pub(super) fn prepare(reading: &Reading, cand: &Candidate, indexed: Option<&(Str
                     let problem = format!("no usable JSONL record (line {}: {})", bad_lines[0].line, bad_lines[0].reason);
                     return Err(if reading.reformat { not_in_format(cand, &problem).unwrap_or(problem) } else { problem });
                 }
-                // Nothing in it and nothing of it indexed: said to be empty, as
-                // an empty file is, not counted as a file of 0 documents
-                // "unchanged". One whose records were indexed is written, so
-                // that emptying it removes them.
-                if records.is_empty() && nothing_indexed {
-                    return Err("empty (only blank lines): no JSONL record to index".to_string());
-                }
+                // A file of blank lines only was skipped above (Blank): with
+                // no bad line, a line here is a record.
                 records
                     .into_iter()
                     .map(|r| DocumentInput {
@@ -351,16 +349,50 @@ fn write_files(
     Ok((seen, wrote))
 }
 
-/// Why a file of 0 bytes is skipped: a note not written yet, or a save, export or copy that
-/// never finished. The same way out for every format.
-fn empty_file(format: Format) -> String {
-    let none = match format {
-        Format::Md | Format::Txt => "no text",
-        Format::Jsonl => "no JSONL record",
-        Format::Html => "no readable text",
-        Format::Pdf => "no PDF",
-    };
-    format!("empty (0 bytes), so there is {none} to index; write or save it again, or list it in workspace.exclude")
+/// A file with nothing in it to index, whatever its format: a note not written yet, or a save,
+/// export or copy that never finished. Told apart so the reason says what the file holds: a file
+/// of blank lines is not 0 bytes, and "empty (0 bytes)" would send the user to check a size that
+/// is not 0.
+#[derive(Clone, Copy)]
+enum Blank {
+    /// 0 bytes.
+    Empty,
+    /// Only white space (spaces, tabs, line breaks), maybe after a UTF-8 byte-order mark.
+    OnlySpace,
+}
+
+impl Blank {
+    fn of(bytes: &[u8]) -> Option<Blank> {
+        if bytes.is_empty() {
+            return Some(Blank::Empty);
+        }
+        // Looked at up to the first character that is not white space, which is most often the
+        // first byte: every file is, unchanged ones too. Not UTF-8 (UTF-16, binary): not blank
+        // here; decoding says what it is.
+        let rest = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes).trim_ascii_start();
+        let blank = match rest.first() {
+            None => true,
+            Some(b) if b.is_ascii() => false,
+            // A space past ASCII (U+00A0, U+3000), or the first letter of a note in another script.
+            Some(_) => std::str::from_utf8(rest).is_ok_and(|t| t.trim().is_empty()),
+        };
+        blank.then_some(Blank::OnlySpace)
+    }
+
+    /// Why the file is skipped. The same way out for every format.
+    fn reason(self, format: Format) -> String {
+        let what = match self {
+            Blank::Empty => "empty (0 bytes)",
+            Blank::OnlySpace => "holds only blank space",
+        };
+        let none = match format {
+            Format::Md | Format::Txt => "no text",
+            Format::Jsonl => "no JSONL record",
+            Format::Html => "no readable text",
+            Format::Pdf => "no PDF",
+        };
+        format!("{what}, so there is {none} to index; write or save it again, or list it in workspace.exclude")
+    }
 }
 
 /// Why an HTML page that gave no chunk is skipped, and what to do about it.
