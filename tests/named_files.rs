@@ -38,14 +38,28 @@ fn a_bare_ingest_after_a_file_named_reads_that_file_again_and_not_the_files_besi
     assert_eq!(env.doc_paths(), ["loose/caps.md"]);
     let stats = env.json(&["stats"]);
     assert_eq!(stats["roots"][0]["whole_folder"], false, "{stats}");
-    let human = env.ok(&["stats"]);
-    assert!(human.contains("(1 document) (only the files named in it)"), "{human}");
 
     // Deleted, it is gone as a file deleted from a folder walked is: missing, then removed by --prune.
     std::fs::remove_file(&caps).unwrap();
     assert_eq!(counts(&env, &[]), [0, 0, 0, 1, 0]);
     assert_eq!(counts(&env, &["--prune"]), [0, 0, 0, 0, 1]);
     assert!(env.doc_paths().is_empty(), "{:?}", env.doc_paths());
+}
+
+/// The `root` line of `kebab stats`.
+fn stats_root_line(env: &Env) -> String {
+    let human = env.ok(&["stats"]);
+    human.lines().find(|l| l.starts_with("root ")).unwrap_or_else(|| panic!("{human}")).to_string()
+}
+
+#[test]
+fn stats_marks_a_root_of_named_files_inside_the_brackets_that_count_its_documents() {
+    // It said `(1 document) (only the files named in it)`: two remarks side by side.
+    let env = Env::new();
+    caps_named(&env);
+    assert!(stats_root_line(&env).ends_with("/loose (1 document; only the files named in it)"), "{}", stats_root_line(&env));
+    env.json(&["ingest", env.path("loose").to_str().unwrap()]);
+    assert!(stats_root_line(&env).ends_with("/loose (3 documents)"), "{}", stats_root_line(&env));
 }
 
 #[test]

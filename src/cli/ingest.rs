@@ -262,7 +262,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<i32> {
 /// in the database (how people re-run ingest after editing notes): they are
 /// named first.
 fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
-    let roots: Vec<String> = store.roots()?.iter().map(|r| format!("{}{}", one_line(&r.path), files_only(r))).collect();
+    let roots: Vec<String> = store
+        .roots()?
+        .iter()
+        .map(|r| match files_only(r) {
+            Some(only) => format!("{} ({only})", one_line(&r.path)),
+            None => one_line(&r.path),
+        })
+        .collect();
     if roots.is_empty() {
         return Err(ingest::nothing_to_ingest().into());
     }
@@ -271,8 +278,9 @@ fn announce_known_roots(ctx: &Ctx, store: &crate::store::Store) -> Result<()> {
 }
 
 /// How a root is spoken of when only files in its folder were named: a bare run reads those, not the folder.
-pub(super) fn files_only(root: &crate::store::RootRow) -> &'static str {
-    if root.whole_folder { "" } else { " (only the files named in it)" }
+/// Bare words, for the caller to put in the brackets it already has (`stats` counts documents in them).
+pub(super) fn files_only(root: &crate::store::RootRow) -> Option<&'static str> {
+    (!root.whole_folder).then_some("only the files named in it")
 }
 
 /// Deletes `store`, made by this run and holding nothing, and `new_dirs`,

@@ -29,8 +29,13 @@ pub fn run(ctx: &Ctx) -> Result<i32> {
     ctx.out.line(format!("chunks        {} ({} with Hangul/CJK), {} of text", s.chunks, s.cjk_chunks, human_bytes(s.text_bytes as u64)))?;
     ctx.out.line(format!("last indexed  {}", s.last_indexed_at.as_deref().unwrap_or("never")))?;
     for r in &s.roots {
-        let (name, path, only) = (one_line(&r.name), one_line(&r.path), super::ingest::files_only(r));
-        ctx.out.line(format!("root          {name} = {path} ({}){only}", count(r.documents, "document")))?;
+        let (name, path) = (one_line(&r.name), one_line(&r.path));
+        // One pair of brackets: `(1 document; only the files named in it)`, not two side by side.
+        let held = match super::ingest::files_only(r) {
+            Some(only) => format!("{}; {only}", count(r.documents, "document")),
+            None => count(r.documents, "document"),
+        };
+        ctx.out.line(format!("root          {name} = {path} ({held})"))?;
     }
     Ok(0)
 }
