@@ -393,6 +393,28 @@ fn showing_a_session_with_no_turns_says_it_has_none_yet() {
 }
 
 #[test]
+fn exporting_a_session_with_no_turns_says_so_and_writes_no_file() {
+    // `sessions export empty -o FILE` of a session `:session new empty` made
+    // wrote a Markdown file of "0 turns" (exit 0), where the REPL's
+    // `:session export` says there is nothing to export.
+    let env = research_env();
+    let (code, _, err) = repl(&env, &["repl"], ":session new empty\n");
+    assert_eq!(code, 0, "{err}");
+    let file = env.path("empty.md");
+    for args in [vec!["sessions", "export", "empty", "-o", file.to_str().unwrap()], vec!["sessions", "export", "empty"]] {
+        let out = env.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("nothing to export: session \"empty\" has no turns yet"), "{args:?}: {err}");
+        assert!(err.contains("kebab --repl --session empty"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    assert!(!file.exists(), "an export of 0 turns was written");
+    let v: serde_json::Value = serde_json::from_slice(&env.run(&["--json", "sessions", "export", "empty"]).stdout).unwrap();
+    assert_eq!((v["schema_version"].as_str(), v["code"].as_str()), (Some("error.v1"), Some("bad_input")), "{v}");
+}
+
+#[test]
 fn sessions_rm_rename_and_export_to_a_file_print_one_json_document_with_json() {
     let env = research_env();
     env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);

@@ -121,6 +121,15 @@ pub fn run(ctx: &Ctx, cmd: Command) -> Result<i32> {
         }
         Command::Export { name, format, output } => {
             let doc = session::document(&store, session::get(&store, &name)?)?;
+            // `:session new` makes a session at once: an export of it was a
+            // file of "0 turns", where the REPL's `:session export` says there
+            // is nothing to export. An error as for a fork of it: exit 1.
+            if doc.turns.is_empty() {
+                let ask = format!("`kebab --repl --session {name}` or `kebab ask --session {name} …`");
+                return Err(UserError::new("bad_input", format!("nothing to export: session {name:?} has no turns yet"))
+                    .with_hint(format!("ask in it first with {ask}"))
+                    .into());
+            }
             // `-o -` is stdout, as for most tools; it wrote a file named `-`.
             let output = output.filter(|p| p.as_os_str() != "-");
             // `--json` promises one JSON document on stdout, so there it means
