@@ -116,7 +116,7 @@ fn commands_are_checked_against_the_table() {
     let (code, out, _) = repl(&env, &["--repl"], ":cit 1\n:k 0\n:mode sideways\n:help\n:quit\nnever asked\n");
     assert_eq!(code, 0);
     assert!(out.contains("unknown command :cit; did you mean :cite?"), "{out}");
-    assert!(out.contains("\"0\" is not a number from 1 to 10000 (usage: :k N)"), "{out}");
+    assert!(out.contains("\"0\" is not a number from 1 to 10000 (usage: :k [N])"), "{out}");
     assert!(out.contains("unknown mode \"sideways\""), "{out}");
     assert!(out.contains(":session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]"), "{out}");
     // :quit stops reading: the last line is never asked.
@@ -156,7 +156,7 @@ fn help_fits_in_80_columns() {
         assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
     }
     assert!(out.contains("\n  :session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]]\n"), "{out}");
-    assert!(out.contains("\n  :k N                how many chunks to retrieve and pack\n"), "{out}");
+    assert!(out.contains("\n  :k [N]              how many chunks to retrieve and pack; alone, the k in use\n"), "{out}");
 }
 
 #[test]
@@ -588,4 +588,15 @@ fn session_export_of_a_session_made_by_session_new_with_no_turns_says_there_is_n
     assert_eq!(out.matches("nothing to export: this session has no turns yet").count(), 3, "{out}");
     assert!(!out.contains("exported"), "{out}");
     assert!(!env.path("empty.md").exists() && !env.path("session-1.md").exists(), "{out}");
+}
+
+#[test]
+fn k_alone_says_the_k_in_use_as_mode_alone_does() {
+    // `:k` alone was an error ("give one number from 1 to 10000"), where `:mode` alone says the mode.
+    let env = research_env();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[search]\ndefault_k = 5\n");
+    let (code, out, err) = repl(&env, &["--repl"], ":k\n:k 3\n:k\n");
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = out.split("> ").filter_map(|l| l.lines().nth(1)).collect();
+    assert_eq!(said, ["k 5", "k 3", "k 3"], "{out}");
 }

@@ -34,7 +34,8 @@ pub enum Parsed {
     History,
     /// `:mode M`; `None` asks for the current mode.
     Mode(Option<Mode>),
-    K(usize),
+    /// `:k N`; `None` asks for the k in use.
+    K(Option<usize>),
     /// `:multihop on|off`; `None` asks for the current setting.
     MultiHop(Option<bool>),
     /// `:fork [NEW] [TURN]`: the new session's name and the last turn to take (1-based).
@@ -121,15 +122,16 @@ pub const TABLE: &[Spec] = &[
     },
     Spec {
         name: "k",
-        usage: ":k N",
-        help: "how many chunks to retrieve and pack",
+        usage: ":k [N]",
+        help: "how many chunks to retrieve and pack; alone, the k in use",
         complete: Complete::Nothing,
         check: |a| match a {
+            [] => Ok(Parsed::K(None)),
             [n] => n
                 .parse::<usize>()
                 .ok()
                 .filter(|n| (1..=MAX_K).contains(n))
-                .map(Parsed::K)
+                .map(|n| Parsed::K(Some(n)))
                 .ok_or_else(|| format!("{n:?} is not a number from 1 to {MAX_K}")),
             _ => Err(format!("give one number from 1 to {MAX_K}")),
         },
@@ -351,7 +353,8 @@ mod tests {
             assert!(help.contains(spec.usage), "{}", spec.name);
         }
         assert_eq!(parse(":cite 2"), Ok(Parsed::Cite(Some(2))));
-        assert_eq!(parse(":k 12"), Ok(Parsed::K(12)));
+        assert_eq!(parse(":k 12"), Ok(Parsed::K(Some(12))));
+        assert_eq!(parse(":k"), Ok(Parsed::K(None)));
         assert_eq!(parse(":mode lexical"), Ok(Parsed::Mode(Some(Mode::Lexical))));
         assert_eq!(parse(":mode"), Ok(Parsed::Mode(None)));
         assert_eq!(parse(":session work"), Ok(Parsed::Session(SessionCmd::Switch("work".into()))));
@@ -401,7 +404,7 @@ mod tests {
         for line in help().lines() {
             assert!(line.chars().count() <= HELP_WIDTH, "{line}");
         }
-        assert!(help().contains("\n  :k N                how many chunks to retrieve and pack\n"), "{}", help());
+        assert!(help().contains("\n  :k [N]              how many chunks to retrieve and pack; alone, the k in use\n"), "{}", help());
     }
 
     #[test]

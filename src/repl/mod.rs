@@ -269,7 +269,9 @@ impl Repl {
                 self.mode = self.kb.engine.resolve(&self.kb.store, m, true)?.0;
                 self.out.line(format!("mode {}", m.as_str()))?;
             }
-            Parsed::K(k) => {
+            // The k questions are asked with: the one set, else the config's (`search.default_k`).
+            Parsed::K(None) => self.out.line(format!("k {}", self.k.unwrap_or(self.kb.cfg.search.default_k)))?,
+            Parsed::K(Some(k)) => {
                 self.k = Some(k);
                 self.out.line(format!("k {k}"))?;
             }
