@@ -543,3 +543,18 @@ fn repl_commands_after_another_process_removed_or_renamed_the_session_say_so_and
     assert!(err.contains(said), "{err}");
     assert_eq!(env.json(&["sessions", "show", "study"])["turns"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn the_first_session_new_in_the_repl_says_it_is_already_in_a_new_session() {
+    // The REPL starts in session-1, not made until its first question;
+    // `:session new` made session-1 itself and said "new session session-1"
+    // under the prompt `kebab[session-1]>`, as if it had moved.
+    let env = research_env();
+    let (code, out, err) = repl(&env, &["repl"], ":session new\n:session new\n");
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = out.split("> ").filter_map(|l| l.lines().nth(1)).collect();
+    assert_eq!(said, ["already in new session session-1 (0 turns)", "new session session-2"], "{out}");
+    // It is made all the same: the next `:session new` moves on, and both are listed.
+    let list = env.json(&["sessions", "list"]);
+    assert_eq!(list["sessions"].as_array().map(Vec::len), Some(2), "{list}");
+}

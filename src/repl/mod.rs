@@ -371,7 +371,14 @@ impl Repl {
             SessionCmd::Switch(name) => self.switch(name)?,
             SessionCmd::New(name) => {
                 let c = session::create(&self.kb.store, name.as_deref())?;
-                self.out.line(format!("new session {}", c.name))?;
+                // The REPL starts in a `session-N` not made until its first
+                // question: `:session new` there makes that very session, and
+                // "new session session-1" under `kebab[session-1]>` read as a move.
+                if self.conversation.is_none() && c.name == self.name {
+                    self.out.line(format!("already in new session {} (0 turns)", c.name))?;
+                } else {
+                    self.out.line(format!("new session {}", c.name))?;
+                }
                 self.name = c.name.clone();
                 self.unsaved = None;
                 self.conversation = Some(c);
