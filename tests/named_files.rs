@@ -123,3 +123,24 @@ fn a_bare_watch_after_a_file_named_follows_that_file_and_not_the_files_beside_it
     w.interrupt();
     assert!(env.doc_paths().is_empty(), "{:?}", env.doc_paths());
 }
+
+#[test]
+fn a_gone_folder_where_only_files_were_named_is_warned_about_as_such_not_as_an_indexed_folder() {
+    // Both were warned about as `indexed folder …`, though only caps.md of loose/ was indexed.
+    let env = Env::new();
+    caps_named(&env);
+    env.write("whole/w.md", "# W\n\nteal\n");
+    env.json(&["ingest", env.path("whole").to_str().unwrap()]);
+    let (loose, whole) = (std::fs::canonicalize(env.path("loose")).unwrap(), std::fs::canonicalize(env.path("whole")).unwrap());
+    std::fs::rename(&loose, env.path("loose.off")).unwrap();
+    std::fs::rename(&whole, env.path("whole.off")).unwrap();
+    let named =
+        format!("warning: folder {}, of which only the files named were indexed, is not there: its 1 document is kept", loose.display());
+    let walked = format!("warning: indexed folder {} is not there: its 1 document is kept", whole.display());
+    for command in ["ingest", "watch"] {
+        let out = env.run(&[command]);
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{command}: {err}");
+        assert!(err.contains(&named) && err.contains(&walked), "{command}: {err}");
+    }
+}

@@ -302,7 +302,14 @@ fn discard(ctx: &Ctx, store: crate::store::Store, new_dirs: &[PathBuf]) {
 /// listed in workspace.roots, which must change too for it to be forgotten).
 /// `kebab watch` gives the same warning.
 pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> String {
-    let origin = if configured { "workspace.roots folder" } else { "indexed folder" };
+    let path = one_line(&gone.path);
+    // A folder where only files were named was never indexed whole: "indexed folder" would
+    // say its other files were searched.
+    let origin = match (configured, gone.whole_folder) {
+        (true, _) => format!("workspace.roots folder {path}"),
+        (false, true) => format!("indexed folder {path}"),
+        (false, false) => format!("folder {path}, of which only the files named were indexed,"),
+    };
     let kept = match gone.documents {
         0 => "nothing was indexed from it".to_string(),
         1 => "its 1 document is kept and still found".to_string(),
@@ -319,7 +326,7 @@ pub(super) fn missing_root_warning(gone: &MissingRoot, configured: bool) -> Stri
             "restore it (or mount its disk), or take it out of workspace.roots and run `kebab ingest --prune` to forget it",
         ),
     };
-    format!("{origin} {} {state}: {kept}; {todo}", one_line(&gone.path))
+    format!("{origin} {state}: {kept}; {todo}")
 }
 
 /// Vectors for every chunk that has none, when an embedder is configured.

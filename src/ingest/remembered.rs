@@ -33,6 +33,10 @@ pub struct MissingRoot {
     pub reason: String,
     #[serde(skip)]
     pub why: Missing,
+    /// False for a root that remembers only the files named in it (`roots.whole_folder`): the
+    /// warning then says so, as it cannot call it an indexed folder.
+    #[serde(skip)]
+    pub whole_folder: bool,
 }
 
 /// What is wrong with a remembered folder, which says what to do about it.
@@ -50,6 +54,8 @@ pub enum Missing {
 pub(super) struct Gone {
     path: PathBuf,
     error: std::io::Error,
+    /// Walked whole (a folder named, or in workspace.roots), not only for the files named in it.
+    whole_folder: bool,
 }
 
 /// No PATH, no `workspace.roots` and no root in the index.
@@ -79,7 +85,7 @@ pub(super) fn targets(store: &Store, cfg: &Config, config_dir: &Path) -> Result<
     for (p, files) in list {
         match locate(&p) {
             Ok(abs) => targets.push(Target { files, ..target_of(abs) }),
-            Err(error) => gone.push(Gone { path: resolved(&p), error }),
+            Err(error) => gone.push(Gone { path: resolved(&p), error, whole_folder: files.is_none() }),
         }
     }
     Ok((outermost(targets), gone))
@@ -142,14 +148,14 @@ pub(super) fn kept(store: &Store, gone: Vec<Gone>) -> Result<Vec<MissingRoot>> {
 /// A gone folder as reported, its documents counted, and where the index
 /// holds them: the root it is, or the one it was a folder of (a root in the
 /// config may be a subfolder of an ingested one), and its scope there.
-fn describe(store: &Store, Gone { path, error }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
+fn describe(store: &Store, Gone { path, error, whole_folder }: Gone) -> Result<(MissingRoot, Option<(i64, String)>)> {
     let path_text = crate::store::dir_in_index(&path);
     let (why, reason) = match link_loop(&error) {
         Some(looping) => (Missing::LinkLoop, looping),
         None if error.kind() == std::io::ErrorKind::NotFound => (Missing::NotThere, error.to_string()),
         None => (Missing::Unreadable, error.to_string()),
     };
-    let mut missing = MissingRoot { path: path_text, documents: 0, reason, why };
+    let mut missing = MissingRoot { path: path_text, documents: 0, reason, why, whole_folder };
     let place = store.root_containing(&path)?.map(|(id, _, dir)| (id, relative(&path, &dir)));
     if let Some((id, scope)) = &place {
         missing.documents = store.count_missing(*id, scope, &HashSet::new())?;
