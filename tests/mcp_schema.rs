@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 fn every_numeric_argument_in_tools_list_allows_just_the_numbers_its_tool_accepts() {
     // `k` said "minimum": 0, yet `"k": 0` is refused (k must be at least 1),
     // and said no maximum, yet 10001 is refused; cite's `turn` and `n`,
-    // numbered from 1, said 0 too.
+    // numbered from 1, said 0 too, and its `chunk_id`, from 1 too, no minimum.
     let env = home();
     cargo_and_tea_notes(&env);
     let (mut client, _) = Client::start(&env, &[]);
@@ -32,7 +32,7 @@ fn every_numeric_argument_in_tools_list_allows_just_the_numbers_its_tool_accepts
     }
     let expected = [
         ("ask.k", (json!(1), json!(10_000))),
-        ("cite.chunk_id", (Value::Null, Value::Null)),
+        ("cite.chunk_id", (json!(1), Value::Null)),
         ("cite.n", (json!(1), Value::Null)),
         ("cite.turn", (json!(1), Value::Null)),
         ("search.k", (json!(1), json!(10_000))),
@@ -53,5 +53,10 @@ fn every_numeric_argument_in_tools_list_allows_just_the_numbers_its_tool_accepts
     for (turn, n) in [(0, 1), (1, 0)] {
         let err = client.tool_error("cite", json!({ "session": "s", "turn": turn, "n": n }));
         assert_eq!(err["code"], "not_found", "turn {turn}, n {n}: {err}");
+    }
+    let first = cited["chunk_id"].as_i64().unwrap();
+    assert_eq!(client.ok("cite", json!({ "chunk_id": first }))["chunk_id"], first);
+    for id in [0, -1] {
+        assert_eq!(client.tool_error("cite", json!({ "chunk_id": id }))["code"], "not_found", "chunk_id {id}");
     }
 }

@@ -144,6 +144,8 @@ pub struct AskArgs {
 #[serde(deny_unknown_fields)]
 pub struct CiteArgs {
     /// A chunk id, as in a search hit's `chunk_id` or a citation's `chunk_id`.
+    // Ids start at 1 (SQLite's rowids): the schema says so, where i64's allows any whole number.
+    #[schemars(range(min = 1))]
     pub chunk_id: Option<i64>,
     /// With `turn` and `n`: the session whose answer cited the evidence.
     pub session: Option<String>,
