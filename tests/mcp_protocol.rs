@@ -187,6 +187,33 @@ fn json_that_is_not_a_json_rpc_message_is_answered_with_its_id() {
 }
 
 #[test]
+fn a_line_that_is_not_json_is_a_parse_error_saying_what_the_parser_found_and_where() {
+    // Each was answered "Parse error: the line is not JSON", which said nothing of what was wrong
+    // in it, nor where.
+    let env = home();
+    let run = exchange(
+        &env,
+        &[
+            initialize(0),
+            initialized(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping""#.to_vec(),
+            br#"  {"jsonrpc": "2.0", "id": 2, method: "ping"}"#.to_vec(),
+            b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\r".to_vec(),
+        ],
+    );
+    let errors = run.replies.iter().filter(|r| r["id"].is_null()).map(|r| &r["error"]);
+    let said: Vec<(i64, &str)> = errors.map(|e| (e["code"].as_i64().unwrap(), e["message"].as_str().unwrap())).collect();
+    // Columns counted from the line's first byte, leading blanks too; a `\r` before the newline is no error.
+    let expected = [
+        (-32700, "Parse error: the line is not JSON: EOF while parsing an object at line 1 column 39"),
+        (-32700, "Parse error: the line is not JSON: key must be a string at line 1 column 31"),
+    ];
+    assert_eq!(said, expected, "{:?}", run.replies);
+    assert_eq!(run.reply(json!(3))["result"], json!({}));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+#[test]
 fn a_malformed_tools_call_is_invalid_params_naming_what_is_missing_and_the_tools() {
     // rmcp called each of the first four "Method not found" with the message
     // "tools/call", and an unknown tool "tool not found" without its name.

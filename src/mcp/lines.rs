@@ -258,8 +258,13 @@ fn check(line: &str, lifecycle: &mut Lifecycle) -> Verdict {
     if text.is_empty() {
         return Verdict::Forward;
     }
-    let Ok(message) = serde_json::from_str::<Value>(text) else {
-        return error(&Value::Null, PARSE_ERROR, "Parse error: the line is not JSON");
+    // Read from the line's first byte, so the column the parser names is the one the client
+    // sent (leading blanks counted); the end's newline would make it "line 2 column 0".
+    let message = match serde_json::from_str::<Value>(line.trim_end()) {
+        Ok(message) => message,
+        // What the parser said and where (`EOF while parsing an object at line 1 column 39`): a
+        // client author can fix the line from it, where "not JSON" alone said nothing of where.
+        Err(e) => return error(&Value::Null, PARSE_ERROR, format!("Parse error: the line is not JSON: {e}")),
     };
     if let Some(answer) = not_a_message(&message) {
         return answer;
