@@ -226,72 +226,14 @@ fn an_empty_pdf_is_reported_as_empty() {
 fn a_note_of_any_format_emptied_is_no_longer_found_and_an_empty_file_is_skipped_alike() {
     // An emptied PDF was skipped ("empty (0 bytes)") and its old text still found; an empty .md
     // or .txt was "added" (a document of 0 chunks), an empty page, record file or PDF skipped.
-    let env = env();
-    let notes = env.notes().to_str().unwrap().to_string();
-    env.write("notes/keep.md", "# Keep\n\nA good note.\n");
-    let each = common::a_note_of_each_format();
-    for (path, _, bytes) in &each {
-        env.write(path, bytes);
-    }
-    assert_eq!(env.json(&["ingest", &notes])["added"], 6);
-    for (path, word, _) in &each {
-        assert_eq!(hits(&env, word).len(), 1, "{path}");
-        env.write(path, "");
-    }
-    let s = env.json(&["ingest", &notes]);
-    assert_eq!((s["removed"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(0)), "{s}");
-    for (path, word, _) in &each {
-        assert!(hits(&env, word).is_empty(), "{path}: its old text is still found");
-    }
-    // Emptied, or empty from the start: skipped, with the same words and way out.
-    for (path, _, _) in &each {
-        env.write(&path.replace("/n.", "/fresh."), "");
-    }
-    let s = env.json(&["ingest", &notes]);
-    let skipped = s["skipped_files"].as_array().unwrap();
-    assert_eq!(skipped.len(), 10, "{s}");
-    for f in skipped {
-        let reason = f["reason"].as_str().unwrap();
-        assert!(reason.starts_with("empty (0 bytes), so there is no "), "{f}");
-        assert!(reason.ends_with(" to index; write or save it again, or list it in workspace.exclude"), "{f}");
-    }
-    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
+    blanked_notes_are_removed_and_blank_ones_skipped(&[""], "empty (0 bytes)");
 }
 
 #[test]
 fn a_note_of_any_format_left_with_only_blank_space_is_no_longer_found_and_is_skipped_as_blank() {
     // A .md or .txt of blank lines was "added" (a document of 0 chunks that nothing can find),
     // and kept so when its text was blanked, while a JSONL of blank lines was skipped.
-    let env = env();
-    let notes = env.notes().to_str().unwrap().to_string();
-    env.write("notes/keep.md", "# Keep\n\nA good note.\n");
-    let each = common::a_note_of_each_format();
-    for (path, _, bytes) in &each {
-        env.write(path, bytes);
-    }
-    assert_eq!(env.json(&["ingest", &notes])["added"], 6);
-    for (path, word, _) in &each {
-        assert_eq!(hits(&env, word).len(), 1, "{path}");
-        env.write(path, "\n  \n\t\r\n");
-    }
-    let s = env.json(&["ingest", &notes]);
-    assert_eq!((s["removed"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(0)), "{s}");
-    for (path, word, _) in &each {
-        assert!(hits(&env, word).is_empty(), "{path}: its old text is still found");
-    }
-    // Blanked, or blank from the start: skipped, said to hold blank space (it is not 0 bytes).
-    for (i, (path, _, _)) in each.iter().enumerate() {
-        env.write(&path.replace("/n.", "/fresh."), ["\u{feff}\n\n", " \u{3000}\u{a0}\n"][i % 2]);
-    }
-    let s = env.json(&["ingest", &notes]);
-    let skipped = s["skipped_files"].as_array().unwrap();
-    assert_eq!(skipped.len(), 10, "{s}");
-    for f in skipped {
-        let reason = f["reason"].as_str().unwrap();
-        assert!(reason.starts_with("holds only blank space, so there is no "), "{f}");
-        assert!(reason.ends_with(" to index; write or save it again, or list it in workspace.exclude"), "{f}");
-    }
-    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
+    let env = blanked_notes_are_removed_and_blank_ones_skipped(&["\n  \n\t\r\n", "\u{feff}\n\n", " \u{3000}\u{a0}\n"], "holds only blank space");
     // Named alone, a blank note is not indexable: not success, as for an empty one.
     let out = env.run(&["ingest", env.path("notes/fresh.md").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
@@ -383,4 +325,41 @@ fn a_file_of_no_known_type_is_told_every_format_that_format_takes() {
     let out = env.run(&["--json", "ingest", "--format", "pdf", shouting.to_str().unwrap()]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["message"].as_str().unwrap().contains("drop --format pdf to read it as Markdown"), "{doc}");
+}
+
+/// Writes a note of each format, blanks each with one of `blanks` (taken in turn) and checks its text is
+/// no longer found, then adds a blank one of each format and checks all ten are skipped, with
+/// reasons opening `said` and the same way out.
+fn blanked_notes_are_removed_and_blank_ones_skipped(blanks: &[&str], said: &str) -> Env {
+    let env = env();
+    let notes = env.notes().to_str().unwrap().to_string();
+    env.write("notes/keep.md", "# Keep\n\nA good note.\n");
+    let each = common::a_note_of_each_format();
+    for (path, _, bytes) in &each {
+        env.write(path, bytes);
+    }
+    assert_eq!(env.json(&["ingest", &notes])["added"], 6);
+    for (i, (path, word, _)) in each.iter().enumerate() {
+        assert_eq!(hits(&env, word).len(), 1, "{path}");
+        env.write(path, blanks[i % blanks.len()]);
+    }
+    let s = env.json(&["ingest", &notes]);
+    assert_eq!((s["removed"].as_u64(), s["skipped"].as_u64()), (Some(5), Some(0)), "{s}");
+    for (path, word, _) in &each {
+        assert!(hits(&env, word).is_empty(), "{path}: its old text is still found");
+    }
+    // Blanked, or blank from the start: skipped, with the same words and way out.
+    for (i, (path, _, _)) in each.iter().enumerate() {
+        env.write(&path.replace("/n.", "/fresh."), blanks[(i + 1) % blanks.len()]);
+    }
+    let s = env.json(&["ingest", &notes]);
+    let skipped = s["skipped_files"].as_array().unwrap();
+    assert_eq!(skipped.len(), 10, "{s}");
+    for f in skipped {
+        let reason = f["reason"].as_str().unwrap();
+        assert!(reason.starts_with(&format!("{said}, so there is no ")), "{f}");
+        assert!(reason.ends_with(" to index; write or save it again, or list it in workspace.exclude"), "{f}");
+    }
+    assert_eq!(env.doc_paths(), ["notes/keep.md"]);
+    env
 }
