@@ -367,14 +367,15 @@ impl Blank {
             return Some(Blank::Empty);
         }
         // Looked at up to the first character that is not white space, which is most often the
-        // first byte: every file is, unchanged ones too. Not UTF-8 (UTF-16, binary): not blank
-        // here; decoding says what it is.
+        // first byte: every file is, unchanged ones too, so a note is never decoded whole here.
+        // Not UTF-8 (UTF-16, binary): not blank here; decoding says what it is.
         let rest = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes).trim_ascii_start();
-        let blank = match rest.first() {
-            None => true,
-            Some(b) if b.is_ascii() => false,
-            // A space past ASCII (U+00A0, U+3000), or the first letter of a note in another script.
-            Some(_) => std::str::from_utf8(rest).is_ok_and(|t| t.trim().is_empty()),
+        let first = rest.utf8_chunks().next().and_then(|c| c.valid().chars().next());
+        let blank = match first {
+            None => rest.is_empty(),
+            // A space past ASCII (U+00A0, U+3000) may open a blank file; any other character a note.
+            Some(c) if c.is_whitespace() => std::str::from_utf8(rest).is_ok_and(|t| t.trim().is_empty()),
+            Some(_) => false,
         };
         blank.then_some(Blank::OnlySpace)
     }
