@@ -113,7 +113,12 @@ fn a_question_pasted_over_several_lines_is_saved_as_one_line() {
 /// A piped REPL in session `name`, left running: its process, stdin, and
 /// stdout to read with `upto` as the test writes.
 fn running_repl(env: &common::Env, name: &str) -> (Child, ChildStdin, BufReader<ChildStdout>) {
-    let mut child = common::spawn_piped(env.cmd(&["--repl", "--session", name]).current_dir(env.path("")));
+    running(env, &["--repl", "--session", name])
+}
+
+/// `kebab ARGS` left running, as `running_repl`.
+fn running(env: &common::Env, args: &[&str]) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = common::spawn_piped(env.cmd(args).current_dir(env.path("")));
     let stdin = child.stdin.take().unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap());
     (child, stdin, stdout)
@@ -212,4 +217,40 @@ fn citations_after_the_database_is_replaced_under_the_repl_link_into_the_new_one
     let link = format!("\x1b]8;;file://{}#L1\x1b\\", file.display());
     assert!(answer.contains(&link), "no link to {}: {answer:?}", file.display());
     term.quit();
+}
+
+#[test]
+fn two_repls_started_without_a_session_hold_one_each() {
+    // Both picked `session-1` before either asked: the second one's question
+    // was saved in the first one's session, shown by its `:history`, and its
+    // follow-up searched with the other terminal's answer.
+    use std::io::Write;
+    let env = research_env();
+    let (a, mut a_in, mut a_out) = running(&env, &["--repl"]);
+    let (b, mut b_in, mut b_out) = running(&env, &["--repl"]);
+    for (stdin, stdout) in [(&mut a_in, &mut a_out), (&mut b_in, &mut b_out)] {
+        writeln!(stdin, ":session").unwrap();
+        upto(stdout, "session session-1 (0 turns)");
+    }
+    let footer = "extractive/extractive-v1 · ";
+    writeln!(a_in, "How did you count varroa mites?").unwrap();
+    upto(&mut a_out, footer);
+    writeln!(b_in, "Which rooftop produced the most honey in 2024?").unwrap();
+    upto(&mut b_out, footer);
+    writeln!(a_in, ":history\n:session").unwrap();
+    let history = upto(&mut a_out, "session session-1 (");
+    writeln!(b_in, ":session").unwrap();
+    let session = upto(&mut b_out, "session session-");
+    drop((a_in, b_in));
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert_eq!((a.status.code(), b.status.code()), (Some(0), Some(0)));
+    assert!(history.contains("  1. How did you count varroa mites? (grounded"), "{history}");
+    assert!(!history.contains("Which rooftop") && history.ends_with("session session-1 (1 turn)\n"), "{history}");
+    assert!(session.ends_with("kebab[session-2]> :session\nsession session-2 (1 turn)\n"), "{session}");
+    let said = String::from_utf8_lossy(&b.stderr);
+    assert!(said.contains("session-1 was started by another process meanwhile: this conversation is session-2"), "{said}");
+    let list = env.json(&["sessions", "list"]);
+    let turns: Vec<_> = list["sessions"].as_array().unwrap().iter().map(|s| (s["name"].clone(), s["turns"].clone())).collect();
+    assert_eq!(turns.len(), 2, "{list}");
+    assert!(turns.iter().all(|(_, t)| t == 1), "{list}");
 }

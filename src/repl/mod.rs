@@ -36,6 +36,9 @@ pub struct Repl {
     kb: Kb,
     /// The current session's name; the conversation row is created with its first turn.
     name: String,
+    /// `name` is a `session-N` the REPL picked, not one the user gave: if
+    /// another process takes it before the first question, another is picked.
+    picked: bool,
     conversation: Option<Conversation>,
     mode: Mode,
     k: Option<usize>,
@@ -63,7 +66,8 @@ impl Repl {
             None => (session::create_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
-        Ok(Repl { out, kb, name, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel, open })
+        let picked = session.is_none();
+        Ok(Repl { out, kb, name, picked, conversation, mode, k: None, multi_hop: false, unsaved: None, cancel, open })
     }
 
     fn prompt(&self) -> String {
@@ -144,7 +148,16 @@ impl Repl {
         self.kb.check_length(question)?;
         self.follow_name("this question starts it again")?;
         if self.conversation.is_none() && !readonly {
-            self.conversation = Some(session::open_or_create(&self.kb.store, &self.name)?);
+            let c = if self.picked {
+                session::create_fresh(&self.kb.store, &self.name)?
+            } else {
+                session::open_or_create(&self.kb.store, &self.name)?
+            };
+            if c.name != self.name {
+                self.out.notice(format!("{} was started by another process meanwhile: this conversation is {}", self.name, c.name));
+                self.name = c.name.clone();
+            }
+            self.conversation = Some(c);
         }
         let turn = match &self.conversation {
             Some(c) => Some(session::turn_of(&self.kb.store, c, !readonly)?),
@@ -380,6 +393,7 @@ impl Repl {
                     self.out.line(format!("new session {}", c.name))?;
                 }
                 self.name = c.name.clone();
+                self.picked = false;
                 self.unsaved = None;
                 self.conversation = Some(c);
             }
@@ -433,6 +447,7 @@ impl Repl {
         let turns = session::turns_phrase(forked.turns);
         self.out.line(format!("forked {turns} of {} into {}; now in {}", self.name, c.name, c.name))?;
         self.name = c.name.clone();
+        self.picked = false;
         self.unsaved = None;
         self.conversation = Some(c);
         Ok(())
@@ -447,6 +462,7 @@ impl Repl {
         let what = if found.is_some() { "switched to" } else { "new" };
         self.out.line(format!("{what} session {name} ({})", session::turns_phrase(turns)))?;
         self.name = name;
+        self.picked = false;
         // The unsaved answer belongs to the session left.
         self.unsaved = None;
         self.conversation = found;

@@ -199,9 +199,23 @@ pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
             }
             n.to_string()
         }
-        None => create_name(store)?,
+        None => return create_fresh(store, &create_name(store)?),
     };
     open_or_create(store, &name)
+}
+
+/// A session made by this call: `name` (a `session-N` picked as free), or,
+/// when another process made that one since it was picked, the next free
+/// `session-N`. Two REPLs started without `--session` both pick `session-1`
+/// before either asks; joining whichever made it first mixed their turns,
+/// each follow-up searched with the other's answer.
+pub fn create_fresh(store: &Store, name: &str) -> Result<Conversation> {
+    store.writable_for("creating a session")?;
+    let mut name = name.to_string();
+    while !store.create_conversation(&name)? {
+        name = create_name(store)?;
+    }
+    get(store, &name)
 }
 
 pub fn list(store: &Store) -> Result<Vec<Summary>> {

@@ -159,15 +159,18 @@ impl Store {
 
     /// Creates the conversation `name` unless it exists (another process may
     /// create the same name at the same moment: that is not an error).
-    pub fn create_conversation(&self, name: &str) -> Result<()> {
+    /// Returns whether this call made it, so a caller after a name of its own
+    /// can tell it from one another process made since it looked.
+    pub fn create_conversation(&self, name: &str) -> Result<bool> {
         self.ensure_writable()?;
-        self.conn
+        let made = self
+            .conn
             .execute(
                 "INSERT OR IGNORE INTO conversations(name, created_at, updated_at) VALUES (?1, ?2, ?2)",
                 params![name, now_rfc3339()],
             )
             .with_context(|| format!("creating session {name:?}"))?;
-        Ok(())
+        Ok(made == 1)
     }
 
     /// Every conversation with its number of turns, most recently used first.
