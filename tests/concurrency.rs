@@ -360,6 +360,36 @@ fn a_re_ingest_of_an_unchanged_folder_finishes_while_another_process_holds_the_w
     assert!(said.starts_with(&unchanged), "expected '{unchanged}', got:\n{said}");
 }
 
+#[test]
+fn a_fork_or_rename_onto_a_name_another_process_takes_meanwhile_says_the_name_is_taken() {
+    // The name was looked up before the write: another process making it in
+    // between turned the fork into exit 2, "creating session \"b\": UNIQUE
+    // constraint failed: conversations.name", and the rename into the same
+    // words with no session named. Here the other process holds the write
+    // lock with the name made, uncommitted, so kebab's look finds it free and
+    // its write waits; one that looks after the commit is refused the same way.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n\n[embedding]\nprovider = \"none\"\n");
+    let (name, text, q) = TOPICS[0];
+    env.write(&format!("notes/{name}.md"), format!("# {name}\n\n{text}\n"));
+    env.ok(&["ingest", env.notes().to_str().unwrap()]);
+    env.ok(&["ask", "--session", "a", q]);
+    for args in [["sessions", "fork", "a", "b"], ["sessions", "rename", "a", "b"]] {
+        let writer = Connection::open(env.database()).unwrap();
+        writer.execute_batch("BEGIN IMMEDIATE; INSERT INTO conversations(name, created_at, updated_at) VALUES ('b', 't', 't')").unwrap();
+        let child = common::spawn_piped(&mut env.cmd(&args));
+        // Time for kebab to look the name up and wait on the lock (its busy timeout is 10 s).
+        thread::sleep(Duration::from_millis(1500));
+        writer.execute_batch("COMMIT").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let said = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("error: a session named \"b\" already exists\nhint: pick another name"), "{args:?}: {said}");
+        writer.execute("DELETE FROM conversations WHERE name = 'b'", []).unwrap();
+    }
+    assert_eq!(env.json(&["sessions", "show", "a"])["turns"].as_array().map(Vec::len), Some(1));
+}
+
 /// The heavier run: `scripts/concurrency.sh`, or
 /// `cargo test --test concurrency -- --ignored --nocapture` with
 /// `KEBAB_CONCURRENCY_NOTES`, `_WORKERS`, `_SHARED` and `_ASKS` to scale it.

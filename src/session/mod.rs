@@ -231,12 +231,20 @@ pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
             .with_hint(format!("give the new name second: `kebab sessions rename {old} NEW`"))
             .into());
     }
-    if find(store, new)?.is_some() {
-        return Err(UserError::new("exists", format!("a session named {new:?} already exists"))
+    let taken = || -> anyhow::Error {
+        UserError::new("exists", format!("a session named {new:?} already exists"))
             .with_hint(format!("pick another name, or remove that session first (`kebab sessions rm {new}`)"))
-            .into());
+            .into()
+    };
+    if find(store, new)?.is_some() {
+        return Err(taken());
     }
-    store.rename_conversation(c.id, new)
+    if store.rename_conversation(c.id, new)? {
+        return Ok(());
+    }
+    // Another process took the name, or removed the session, since they were looked at.
+    get(store, old)?;
+    Err(taken())
 }
 
 /// Deletes a session with its turns and their answers; returns how many turns went.
@@ -263,20 +271,30 @@ pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Re
             .with_hint(format!("give a turn from 1 to {count} (`:history` or `kebab sessions show {from}` numbers them)"))
             .into());
     }
-    let name = match new {
-        Some(n) => {
-            check_new_name(n)?;
-            if find(store, n)?.is_some() {
-                return Err(UserError::new("exists", format!("a session named {n:?} already exists"))
-                    .with_hint("pick another name for the fork")
-                    .into());
-            }
-            n.to_string()
-        }
-        None => fork_name(store, from)?,
+    let taken = |n: &str| -> anyhow::Error {
+        UserError::new("exists", format!("a session named {n:?} already exists")).with_hint("pick another name for the fork").into()
     };
-    let turns = store.fork_conversation(source.id, &name, upto - 1)?;
-    Ok(Forked { conversation: get(store, &name)?, turns })
+    loop {
+        let name = match new {
+            Some(n) => {
+                check_new_name(n)?;
+                if find(store, n)?.is_some() {
+                    return Err(taken(n));
+                }
+                n.to_string()
+            }
+            None => fork_name(store, from)?,
+        };
+        if let Some(turns) = store.fork_conversation(source.id, &name, upto - 1)? {
+            return Ok(Forked { conversation: get(store, &name)?, turns });
+        }
+        // Another process took the name, or removed the session, since they
+        // were looked at: a name given is refused, one picked is picked again.
+        get(store, from)?;
+        if new.is_some() {
+            return Err(taken(&name));
+        }
+    }
 }
 
 /// The first free `FROM-fork`, `FROM-fork-2`, …; a `session-N` when those

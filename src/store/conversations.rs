@@ -183,10 +183,12 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    pub fn rename_conversation(&self, id: i64, new: &str) -> Result<()> {
+    /// Renames conversation `id` to `new`; `false` when nothing was renamed:
+    /// `new` was taken, or `id` removed, by another process since the caller
+    /// looked (the rename failed with "UNIQUE constraint failed", exit 2).
+    pub fn rename_conversation(&self, id: i64, new: &str) -> Result<bool> {
         self.ensure_writable()?;
-        self.conn.execute("UPDATE conversations SET name = ?2 WHERE id = ?1", params![id, new])?;
-        Ok(())
+        Ok(self.conn.execute("UPDATE OR IGNORE conversations SET name = ?2 WHERE id = ?1", params![id, new])? == 1)
     }
 
     /// Deletes a conversation with its turns and their answers, in one
@@ -213,17 +215,23 @@ impl Store {
     /// A new conversation `name` holding the turns of `from` up to
     /// `upto_turn_index` (inclusive), each pointing at the same answer as the
     /// turn it was taken from and marked as forked from it; in one
-    /// transaction. Returns how many turns it holds.
-    pub fn fork_conversation(&self, from: i64, name: &str, upto_turn_index: i64) -> Result<i64> {
+    /// transaction. Returns how many turns it holds; `None`, with nothing
+    /// written, when `name` was taken, or `from` removed, by another process
+    /// since the caller looked (the fork failed with "UNIQUE constraint failed", exit 2).
+    pub fn fork_conversation(&self, from: i64, name: &str, upto_turn_index: i64) -> Result<Option<i64>> {
         self.ensure_writable()?;
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate).context("forking the session")?;
         let now = now_rfc3339();
-        tx.execute(
-            "INSERT INTO conversations(name, created_at, updated_at, title)
-             SELECT ?2, ?3, ?3, title FROM conversations WHERE id = ?1",
-            params![from, name, now],
-        )
-        .with_context(|| format!("creating session {name:?}"))?;
+        let made = tx
+            .execute(
+                "INSERT OR IGNORE INTO conversations(name, created_at, updated_at, title)
+                 SELECT ?2, ?3, ?3, title FROM conversations WHERE id = ?1",
+                params![from, name, now],
+            )
+            .with_context(|| format!("creating session {name:?}"))?;
+        if made == 0 {
+            return Ok(None);
+        }
         let id = tx.last_insert_rowid();
         let turns = tx.execute(
             "INSERT INTO turns(conversation_id, turn_index, question, retrieval_query, answer_id, created_at,
@@ -233,7 +241,7 @@ impl Store {
             params![id, from, upto_turn_index],
         )? as i64;
         tx.commit().context("forking the session")?;
-        Ok(turns)
+        Ok(Some(turns))
     }
 
     /// Turns whose question or answer match the FTS5 expression `expr`
