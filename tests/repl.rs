@@ -192,6 +192,22 @@ fn session_export_takes_the_rest_of_the_line_as_the_path_spaces_and_all() {
 }
 
 #[test]
+fn session_export_to_quotes_around_nothing_says_it_is_no_file_name() {
+    // `:session export ""` wrote a file named `""`, and `"  "` one named ` `,
+    // said as "exported 1 turn to  ": a file the user could not see was named.
+    let env = research_env();
+    let input = "How did you count varroa mites?\n:session export \"\"\n:session export \"  \"\n";
+    let (code, out, err) = repl(&env, &["--repl", "--session", "ex"], input);
+    assert_eq!(code, 0, "{err}");
+    let usage = "(usage: :session [NAME | use NAME | list | new [NAME] | rm NAME | export [FILE]])";
+    for quoted in ["\"\"", "\" \""] {
+        assert!(out.contains(&format!("error: {quoted} is no file name; give one, or nothing for the default {usage}")), "{out}");
+    }
+    assert!(!out.contains("exported"), "{out}");
+    assert!(!env.path("\"\"").exists() && !env.path(" ").exists(), "{out}");
+}
+
+#[test]
 fn a_piped_line_that_is_not_utf8_is_an_error_for_that_line_and_the_next_lines_still_run() {
     use std::io::Write;
     let env = research_env();

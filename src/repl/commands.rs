@@ -180,7 +180,7 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
         // Reaches a session named as a subcommand (`:session use list`).
         ["use", n] => SessionCmd::Switch(name(n)?),
         ["export"] => SessionCmd::Export(None),
-        ["export", file @ ..] => SessionCmd::Export(Some(path(file))),
+        ["export", file @ ..] => SessionCmd::Export(Some(path(file)?)),
         [n] if !SESSION_WORDS.contains(n) => SessionCmd::Switch(name(n)?),
         ["rm"] => return Err("name the session to remove".into()),
         ["use"] => return Err("name the session to switch to".into()),
@@ -196,15 +196,20 @@ fn session(args: &[&str]) -> Result<Parsed, String> {
 }
 
 /// A path argument: the rest of the line, as `:find` takes its query, so a
-/// path may hold spaces; quotes around it all, as a shell would want, are dropped.
-fn path(words: &[&str]) -> String {
+/// path may hold spaces; quotes around it all, as a shell would want, are
+/// dropped. Quotes around nothing but spaces are no file name: `""` and
+/// `"  "` wrote files named `""` and ` `, said as "exported 1 turn to  ".
+fn path(words: &[&str]) -> Result<String, String> {
     let path = words.join(" ");
     for q in ['"', '\''] {
-        if let Some(inner) = path.strip_prefix(q).and_then(|p| p.strip_suffix(q)).filter(|p| !p.is_empty()) {
-            return inner.to_string();
+        if let Some(inner) = path.strip_prefix(q).and_then(|p| p.strip_suffix(q)).filter(|_| path.len() >= 2) {
+            if inner.trim().is_empty() {
+                return Err(format!("{path} is no file name; give one, or nothing for the default"));
+            }
+            return Ok(inner.to_string());
         }
     }
-    path
+    Ok(path)
 }
 
 /// `:fork`, `:fork NEW`, `:fork TURN`, `:fork NEW TURN`: a word of digits
@@ -380,7 +385,7 @@ mod tests {
 
     #[test]
     fn bad_arguments_name_the_usage() {
-        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c", ":multihop yes", ":fork a b c", ":fork alt 0", ":fork two/words", ":find"] {
+        for bad in [":k 0", ":k many", ":cite x", ":cite 0", ":mode sideways", ":help me", ":session rm", ":session a b c", ":multihop yes", ":fork a b c", ":fork alt 0", ":fork two/words", ":find", ":session export \"\"", ":session export '  '"] {
             let e = parse(bad).unwrap_err();
             assert!(e.contains("usage: :"), "{bad}: {e}");
         }
