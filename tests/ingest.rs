@@ -209,6 +209,22 @@ fn jsonl_records_become_documents_and_bad_lines_are_skipped() {
 }
 
 #[test]
+fn a_jsonl_record_of_a_title_alone_is_found_by_it_and_one_with_no_text_is_a_bad_line() {
+    // Both were counted "added" with 0 chunks: documents no search could find.
+    let env = Env::new();
+    let corpus = env.write(
+        "beir/corpus.jsonl",
+        "{\"_id\":\"t\",\"title\":\"Zebrafish fin regrowth\",\"text\":\"\"}\n{\"_id\":\"e\",\"text\":\" \"}\n",
+    );
+    let s = env.json(&["ingest", corpus.to_str().unwrap()]);
+    assert_eq!((s["added"].as_u64(), s["skipped_records"].as_u64()), (Some(1), Some(1)), "{s}");
+    assert!(s["skipped_files"][0]["path"].as_str().unwrap().ends_with("corpus.jsonl:2"), "{s}");
+    assert!(s["skipped_files"][0]["reason"].as_str().unwrap().contains("no text to index"), "{s}");
+    let hit = &env.json(&["search", "zebrafish"])["hits"][0];
+    assert_eq!(hit["citation"]["path"], "beir/corpus.jsonl#t", "{hit}");
+}
+
+#[test]
 fn the_summary_counts_bad_jsonl_lines_apart_from_skipped_files() {
     let env = Env::new();
     env.write("notes/good.md", "# Good\n\nOtters float on their backs.\n");

@@ -73,6 +73,14 @@ fn parse_record(line: &str) -> Result<(String, Option<String>, String), String> 
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
         _ => None,
     };
+    // A record of a title alone (BEIR corpora hold some) is found by its title; one with
+    // neither would be a document no search can reach, counted "added" with 0 chunks.
+    if text.trim().is_empty() {
+        return match title {
+            Some(title) => Ok((id, Some(title.clone()), title)),
+            None => Err(format!("record {id:?} has no text to index (its \"text\" is blank and it has no \"title\")")),
+        };
+    }
     Ok((id, title, text))
 }
 
@@ -106,6 +114,16 @@ mod tests {
         assert_eq!(recs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
         assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [2, 3, 4, 5, 6]);
         assert!(bad[4].reason.contains("duplicate"));
+    }
+
+    #[test]
+    fn a_record_of_a_title_alone_is_found_by_its_title_and_one_of_nothing_is_a_bad_line() {
+        let src = "{\"_id\":\"t\",\"title\":\"Zebrafish\",\"text\":\"\"}\n{\"_id\":\"e\",\"text\":\"  \"}\n";
+        let (recs, bad) = parse_jsonl(src, &ChunkLimits::default());
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0].chunks.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["Zebrafish"]);
+        assert_eq!(bad.iter().map(|b| b.line).collect::<Vec<_>>(), [2]);
+        assert!(bad[0].reason.contains("no text to index"), "{}", bad[0].reason);
     }
 
     #[test]
