@@ -360,6 +360,36 @@ fn folder_symlinks_under_a_watched_folder_are_not_followed() {
 }
 
 #[test]
+fn a_note_link_to_nothing_or_to_itself_is_told_under_watch_as_ingest_tells_it() {
+    // The catch-up said nothing of either; a loop made while watching was called a folder that
+    // could not be listed (`nothing is indexed under it; what it holds is indexed once it can be
+    // read`), and a link to nothing made then was not told of at all.
+    let env = Env::new();
+    env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");
+    env.write("notes/a.md", "# A\n\nHerons wade.\n");
+    let link = |name: &str, to: &str| std::os::unix::fs::symlink(to, env.notes().join(name)).unwrap();
+    link("early-loop.md", "early-loop.md");
+    link("early-gone.md", "nowhere.md");
+    let mut watch = Watch::start(&env, &[env.notes().to_str().unwrap()]);
+    link("late-loop.md", "late-loop.md");
+    link("late-gone.md", "nowhere.md");
+    let names = ["early-loop", "early-gone", "late-loop", "late-gone"];
+    let mut skips = std::collections::BTreeMap::new();
+    while skips.len() < names.len() {
+        let e = watch.wait_for("the skips of the four links", |e| e["event"] == "skipped");
+        skips.insert(e["path"].as_str().unwrap().to_string(), e["reason"].as_str().unwrap().to_string());
+    }
+    for name in names {
+        let reason = &skips[&format!("notes/{name}.md")];
+        let what = if name.ends_with("loop") { "a link loop" } else { "a symbolic link whose target is gone" };
+        assert!(reason.contains(what) && reason.contains("fix or remove the link"), "{name}: {reason}");
+    }
+    let told = |name: &str| watch.seen.iter().filter(|e| e["path"] == format!("notes/{name}.md")).count();
+    assert_eq!((told("early-loop"), told("early-gone")), (1, 1), "{:?}", watch.seen);
+    watch.interrupt();
+}
+
+#[test]
 fn a_bad_jsonl_line_saved_under_watch_is_reported_as_ingest_reports_it() {
     // `kebab ingest` says `skipped notes/g.jsonl:2: not valid JSON …`; watch
     // indexed the good records and said nothing of the line it dropped, even

@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::chunk::ChunkLimits;
 use super::remembered::{self, MissingRoot};
+use super::skip::cannot_read;
 use super::unlisted::{self, Unlisted};
 use super::{
     Candidate, FileError, FormatChoice, Target, build_excludes, format_of, holder, in_root, place_target, relative, resolve_targets, walk,
@@ -116,12 +117,16 @@ struct Present {
     cand: Candidate,
 }
 
+/// Whether `path` itself is a symbolic link, wherever it leads.
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Whether `path` (below `root_dir`) is a symlink to a folder or lies
 /// below one: `kebab ingest` walks no folder symlink (no loops, nothing from
 /// outside the folder), so the watcher follows none either. A symlink to a
 /// file is read through, as ingest reads it.
 fn through_folder_link(path: &Path, root_dir: &Path) -> bool {
-    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     if is_link(path) && path.is_dir() {
         return true;
     }
@@ -180,6 +185,20 @@ impl Watched {
                     }
                 }
                 Ok(_) => {}
+                // A note's link leading nowhere or back to itself is told as `kebab ingest` tells it, not
+                // as a folder that could not be listed; one to nothing goes as its target did.
+                Err(error) if is_link(path) => {
+                    let r = &self.roots[root];
+                    let at = in_root(&r.name, &rel);
+                    let reason = cannot_read(&error, true);
+                    if format_of(path, FormatChoice::Auto).is_some() && sync.told.news(&at, &reason, path) {
+                        unread.push(Change::Skipped { path: at, reason });
+                    }
+                    if error.kind() == ErrorKind::NotFound {
+                        let held = sync.store.sources_under(r.root_id, &rel)?.into_iter();
+                        gone.extend(held.filter(|s| in_scope(&s.rel_path, &r.scope)).map(|s| (root, s)));
+                    }
+                }
                 // Not known to be gone (a folder above it may not be entered): kept.
                 Err(error) if !matches!(error.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
                     unread.push(self.kept(sync.store, root, Unlisted { rel, error })?);
@@ -321,6 +340,15 @@ impl Watched {
         let mut unread = Vec::new();
         // The files found are told of or forgotten as they are read (`index_file`).
         let mut met: HashSet<String> = found.candidates.iter().map(|c| in_root(&r.name, &c.rel)).collect();
+        // Links leading nowhere or back to themselves, told as `kebab ingest` tells them; a file gone
+        // since it was listed is an event of its own.
+        for skip in found.errors.into_iter().filter(|s| !s.vanished()) {
+            let path = in_root(&r.name, &skip.path);
+            if !self.ignored(&skip.path, false) && told.news(&path, &skip.reason, &r.root_dir.join(dir_on_disk(&skip.path))) {
+                unread.push(Change::Skipped { path: path.clone(), reason: skip.reason });
+            }
+            met.insert(path);
+        }
         for folder in found.unlisted {
             let ignored = self.ignored(&folder.rel, true);
             let abs = r.root_dir.join(&folder.rel);
