@@ -186,22 +186,24 @@ pub fn open_or_create(store: &Store, name: &str) -> Result<Conversation> {
     get(store, name)
 }
 
-/// A new, empty session: `name`, or the first free `session-N`.
+/// A new, empty session: `name`, or the first free `session-N`. Whether
+/// the name is free is the store's answer when it writes the row (another
+/// process may take it after any look), for `create`, `rename` and `fork` alike.
 pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
     store.writable_for("creating a session")?;
-    let name = match name {
-        Some(n) => {
-            check_new_name(n)?;
-            if find(store, n)?.is_some() {
-                return Err(UserError::new("exists", format!("a session named {n:?} already exists"))
-                    .with_hint(format!("switch to it with `:session {n}`, or pick another name"))
-                    .into());
-            }
-            n.to_string()
-        }
-        None => return create_fresh(store, &create_name(store)?),
+    let Some(n) = name else {
+        return create_fresh(store, &create_name(store)?);
     };
-    open_or_create(store, &name)
+    check_new_name(n)?;
+    if !store.create_conversation(n)? {
+        return Err(taken(n, format!("switch to it with `:session {n}`, or pick another name")));
+    }
+    get(store, n)
+}
+
+/// The error for a new name another session holds.
+fn taken(name: &str, hint: String) -> anyhow::Error {
+    UserError::new("exists", format!("a session named {name:?} already exists")).with_hint(hint).into()
 }
 
 /// A session made by this call: `name` (a `session-N` picked as free), or,
@@ -231,20 +233,12 @@ pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
             .with_hint(format!("give the new name second: `kebab sessions rename {old} NEW`"))
             .into());
     }
-    let taken = || -> anyhow::Error {
-        UserError::new("exists", format!("a session named {new:?} already exists"))
-            .with_hint(format!("pick another name, or remove that session first (`kebab sessions rm {new}`)"))
-            .into()
-    };
-    if find(store, new)?.is_some() {
-        return Err(taken());
-    }
     if store.rename_conversation(c.id, new)? {
         return Ok(());
     }
-    // Another process took the name, or removed the session, since they were looked at.
+    // The name is taken, or the session was removed since it was read (`get` says so).
     get(store, old)?;
-    Err(taken())
+    Err(taken(new, format!("pick another name, or remove that session first (`kebab sessions rm {new}`)")))
 }
 
 /// Deletes a session with its turns and their answers; returns how many turns went.
@@ -271,28 +265,22 @@ pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Re
             .with_hint(format!("give a turn from 1 to {count} (`:history` or `kebab sessions show {from}` numbers them)"))
             .into());
     }
-    let taken = |n: &str| -> anyhow::Error {
-        UserError::new("exists", format!("a session named {n:?} already exists")).with_hint("pick another name for the fork").into()
-    };
+    if let Some(n) = new {
+        check_new_name(n)?;
+    }
     loop {
         let name = match new {
-            Some(n) => {
-                check_new_name(n)?;
-                if find(store, n)?.is_some() {
-                    return Err(taken(n));
-                }
-                n.to_string()
-            }
+            Some(n) => n.to_string(),
             None => fork_name(store, from)?,
         };
         if let Some(turns) = store.fork_conversation(source.id, &name, upto - 1)? {
             return Ok(Forked { conversation: get(store, &name)?, turns });
         }
-        // Another process took the name, or removed the session, since they
-        // were looked at: a name given is refused, one picked is picked again.
+        // The name is taken, or the source was removed since it was read: a
+        // name given is refused, one picked (free when looked at) is picked again.
         get(store, from)?;
         if new.is_some() {
-            return Err(taken(&name));
+            return Err(taken(&name, "pick another name for the fork".to_string()));
         }
     }
 }
