@@ -98,6 +98,19 @@ fn sessions_can_be_listed_renamed_exported_and_removed() {
 }
 
 #[test]
+fn sessions_delete_removes_a_session_as_rm_does_and_help_names_it() {
+    // `sessions delete NAME` was "unrecognized subcommand 'delete'", the word
+    // most people try first for what `rm` does.
+    let env = research_env();
+    env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);
+    let removed = env.json(&["sessions", "delete", "draft"]);
+    assert_eq!((&removed["action"], &removed["name"], &removed["turns"]), (&"removed".into(), &"draft".into(), &1.into()), "{removed}");
+    assert_eq!(env.run(&["sessions", "show", "draft"]).status.code(), Some(1));
+    let help = env.ok(&["sessions", "--help"]);
+    assert!(help.lines().any(|l| l.trim_start().starts_with("rm ") && l.contains("delete")), "{help}");
+}
+
+#[test]
 fn an_export_to_a_file_that_cannot_be_written_is_bad_input_naming_it() {
     let env = research_env();
     env.ok(&["ask", "--session", "draft", "How did you count varroa mites?"]);

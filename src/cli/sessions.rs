@@ -1,4 +1,4 @@
-//! `kebab sessions list | show | export | rm | rename | fork | search`: the
+//! `kebab sessions list | show | export | rm (delete) | rename | fork | search`: the
 //! saved conversations. `--json` prints `session.v1` documents (and
 //! `session_search.v1` for a search, `session_change.v1` for what `rm`,
 //! `rename` and `export -o` did).
@@ -31,6 +31,9 @@ pub enum Command {
         output: Option<PathBuf>,
     },
     /// Delete a session with its turns
+    // `delete` is the word people reach for first; `rm` stays the name the
+    // hints and docs use.
+    #[command(visible_alias = "delete")]
     Rm { name: String },
     /// Give a session a new name
     Rename { old: String, new: String },
