@@ -105,6 +105,18 @@ fn repl_multihop_on_then_explain_lists_the_hops() {
 }
 
 #[test]
+fn repl_multihop_takes_on_and_off_in_any_case_as_mode_takes_its_modes() {
+    // `:multihop ON` was refused ("\"ON\" is neither on nor off") where `:mode LEXICAL` is taken.
+    let env = env_with_server(&[]);
+    let (code, out, err) = repl(&env, &["--repl"], ":multihop ON\n:multihop\n:multihop Off\n:multihop\n:mode LEXICAL\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("error:"), "{out}");
+    let said: Vec<&str> = out.split("> ").filter_map(|l| l.lines().nth(1)).collect();
+    assert!(said[0].starts_with("multihop on: "), "{out}");
+    assert_eq!(said[1..], ["multihop on", "multihop off", "multihop off", "mode lexical"], "{out}");
+}
+
+#[test]
 fn the_built_in_model_cannot_do_multi_hop_and_says_what_to_do() {
     let env = Env::new();
     env.write("config/kebab/config.toml", "[llm]\nprovider = \"extractive\"\n[embedding]\nprovider = \"none\"\n");

@@ -143,9 +143,7 @@ pub const TABLE: &[Spec] = &[
         complete: Complete::OnOff,
         check: |a| match a {
             [] => Ok(Parsed::MultiHop(None)),
-            ["on"] => Ok(Parsed::MultiHop(Some(true))),
-            ["off"] => Ok(Parsed::MultiHop(Some(false))),
-            [word] => Err(format!("{word:?} is neither on nor off")),
+            [word] => on_off(word).map(|on| Parsed::MultiHop(Some(on))),
             _ => Err("give on or off".into()),
         },
     },
@@ -155,6 +153,16 @@ pub const TABLE: &[Spec] = &[
 /// Words after `:session` that are subcommands, not session names: the
 /// session layer gives none of them to a session (`session::check_new_name`).
 pub const SESSION_WORDS: [&str; 5] = crate::session::COMMAND_WORDS;
+
+/// What `Complete::OnOff` offers: `on` (true) and `off` (false), in that order.
+const ON_OFF: [(&str, bool); 2] = [("on", true), ("off", false)];
+
+/// `on` or `off` in any case, as `:mode LEXICAL` is taken: `:multihop ON`
+/// (caps lock, or a habit from config files) was refused as "neither on nor off".
+fn on_off(word: &str) -> Result<bool, String> {
+    let found = ON_OFF.iter().find(|(w, _)| w.eq_ignore_ascii_case(word));
+    found.map(|&(_, on)| on).ok_or_else(|| format!("{word:?} is neither on nor off"))
+}
 
 fn none(args: &[&str], p: Parsed) -> Result<Parsed, String> {
     if args.is_empty() { Ok(p) } else { Err("this command takes no arguments".into()) }
@@ -339,7 +347,7 @@ pub fn complete(before_cursor: &str, sessions: &[String]) -> (usize, Vec<String>
     let finished_words = if args.ends_with(' ') || args.is_empty() { previous.len() } else { previous.len() - 1 };
     let candidates: Vec<String> = match (spec.complete, finished_words) {
         (Complete::Modes, 0) => mode_names(),
-        (Complete::OnOff, 0) => vec!["on".to_string(), "off".to_string()],
+        (Complete::OnOff, 0) => ON_OFF.iter().map(|(w, _)| w.to_string()).collect(),
         (Complete::Sessions, 0) => SESSION_WORDS.iter().map(|s| s.to_string()).chain(sessions.iter().cloned()).collect(),
         (Complete::Sessions, 1) if matches!(previous.first(), Some(&"rm" | &"use")) => sessions.to_vec(),
         _ => Vec::new(),
@@ -376,6 +384,8 @@ mod tests {
         assert_eq!(parse(":multihop on"), Ok(Parsed::MultiHop(Some(true))));
         assert_eq!(parse(":multihop off"), Ok(Parsed::MultiHop(Some(false))));
         assert_eq!(parse(":multihop"), Ok(Parsed::MultiHop(None)));
+        assert_eq!(parse(":multihop ON"), Ok(Parsed::MultiHop(Some(true))));
+        assert_eq!(parse(":multihop Off"), Ok(Parsed::MultiHop(Some(false))));
         assert_eq!(parse(":fork"), Ok(Parsed::Fork { name: None, at: None }));
         assert_eq!(parse(":fork 2"), Ok(Parsed::Fork { name: None, at: Some(2) }));
         assert_eq!(parse(":fork alt"), Ok(Parsed::Fork { name: Some("alt".into()), at: None }));
