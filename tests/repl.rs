@@ -281,6 +281,24 @@ fn a_bad_session_name_in_a_command_says_what_a_name_may_be() {
 }
 
 #[test]
+fn a_session_name_typed_with_a_decomposed_accent_is_the_session_typed_precomposed() {
+    // `cafe` + U+0301 (a macOS file name pasted) was refused as "not a usable
+    // session name" where `café` typed as one character was taken.
+    let env = research_env();
+    let (composed, decomposed) = ("caf\u{e9}", "cafe\u{301}");
+    let input = format!("How did you count varroa mites?\n:session rm {composed}\n:session {composed}\n");
+    let (code, out, err) = repl(&env, &["--repl", "--session", decomposed], &input);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("error: cannot remove the session you are in"), "{out}");
+    assert!(out.contains(&format!("switched to session {composed} (1 turn)")), "{out}");
+    env.ok(&["ask", "--session", decomposed, "How long does that take?"]);
+    let list = env.json(&["sessions", "list"]);
+    let names: Vec<&str> = list["sessions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, [composed], "{list}");
+    assert_eq!(env.json(&["sessions", "show", decomposed])["turns"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
 fn a_hint_names_the_repl_command_not_the_command_line_one() {
     // `:session rm nope` hinted at `kebab sessions list`, a command for
     // another terminal, when `:session list` is right here.

@@ -168,10 +168,11 @@ fn none(args: &[&str], p: Parsed) -> Result<Parsed, String> {
     if args.is_empty() { Ok(p) } else { Err("this command takes no arguments".into()) }
 }
 
-/// A session name, or why not with what a name may hold (the reason alone
-/// leaves the user guessing).
+/// A session name in the form it is stored in (NFC, so the REPL's own
+/// comparisons with the current name hold for any spelling), or why not
+/// with what a name may hold (the reason alone leaves the user guessing).
 fn session_name(n: &str) -> Result<String, String> {
-    crate::session::check_name(n).map(|_| n.to_string()).map_err(|e| match e.hint {
+    crate::session::check_name(n).map(|_| crate::session::canonical_name(n)).map_err(|e| match e.hint {
         Some(hint) => format!("{}: {hint}", e.message),
         None => e.message,
     })

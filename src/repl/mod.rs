@@ -62,7 +62,10 @@ impl Repl {
     /// `open` opens the knowledge base as `kb` was opened.
     pub fn new(out: Output, kb: Kb, mode: Mode, session: Option<&str>, open: Opener) -> Result<Repl> {
         let (name, conversation) = match session {
-            Some(n) => (n.to_string(), session::find_or_check_new(&kb.store, n)?),
+            Some(n) => {
+                let found = session::find_or_check_new(&kb.store, n)?;
+                (session_name(n, found.as_ref()), found)
+            }
             None => (session::create_name(&kb.store)?, None),
         };
         let cancel = ctrl_c_flag();
@@ -408,7 +411,8 @@ impl Repl {
                 }
             }
             SessionCmd::Rm(name) => {
-                if name == self.name {
+                // Both in NFC: the current name may be one an older kebab stored as typed.
+                if session::canonical_name(&name) == session::canonical_name(&self.name) {
                     return Err(crate::error::UserError::new("bad_input", "cannot remove the session you are in")
                         .with_hint("switch to another session first (`:session new`)")
                         .into());
@@ -460,8 +464,8 @@ impl Repl {
             None => 0,
         };
         let what = if found.is_some() { "switched to" } else { "new" };
-        self.out.line(format!("{what} session {name} ({})", session::turns_phrase(turns)))?;
-        self.name = name;
+        self.name = session_name(&name, found.as_ref());
+        self.out.line(format!("{what} session {} ({})", self.name, session::turns_phrase(turns)))?;
         self.picked = false;
         // The unsaved answer belongs to the session left.
         self.unsaved = None;
@@ -471,6 +475,13 @@ impl Repl {
 }
 
 /// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
+/// The name the REPL holds for session `typed`: the found session's own (an
+/// older kebab may have stored it in another spelling than typed), else the
+/// NFC form it will be made in, so the prompt and `:session list` agree.
+fn session_name(typed: &str, found: Option<&session::Conversation>) -> String {
+    found.map_or_else(|| session::canonical_name(typed), |c| c.name.clone())
+}
+
 pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<i32> {
     // Said piped too (on stderr, off the transcript): a script's turns are not saved either.
     let readonly = repl.kb.store.is_readonly().then_some("read-only: turns are not saved, so follow-ups do not see earlier answers");

@@ -3,7 +3,9 @@
 //! citations, the packed chunks, the retrieval query — survives restarts and
 //! `:cite` / `:explain` work on old turns. Sessions are addressed by name and
 //! created on first use. The tables belong to `store`; this module maps their
-//! rows to what `session.v1` shows.
+//! rows to what `session.v1` shows. A name is taken in Unicode NFC
+//! (`canonical_name`) wherever it is checked, looked up or stored, so two
+//! spellings of one name on screen are one session.
 
 pub mod export;
 
@@ -114,15 +116,27 @@ pub fn turns_phrase(n: i64) -> String {
     crate::script::count(n, "turn")
 }
 
+/// `name` in Unicode NFC. `café` arrives as `e` + U+0301 from a macOS file
+/// name pasted or some input methods, and as the one character `é` from
+/// most keyboards: the mark alone is no letter, so the first was refused
+/// while the second was taken, and Hangul typed as its jamo was another
+/// session than the same word typed as syllables.
+pub fn canonical_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect()
+}
+
 /// Session names are short words: letters, digits, `-`, `_` and `.`, so they
 /// fit a prompt, a file name and a command line without quoting; not first
 /// `-` (a flag) or `.` (a hidden file, `..`), which the hint says, since those
-/// names are made of allowed characters.
+/// names are made of allowed characters. The name is judged in NFC
+/// (`canonical_name`), the form it is stored in.
 pub fn check_name(name: &str) -> Result<(), UserError> {
-    let ok = !name.is_empty()
-        && name.chars().count() <= 64
-        && !name.starts_with(['-', '.'])
-        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let canonical = canonical_name(name);
+    let ok = !canonical.is_empty()
+        && canonical.chars().count() <= 64
+        && !canonical.starts_with(['-', '.'])
+        && canonical.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if ok {
         Ok(())
     } else {
@@ -142,7 +156,7 @@ pub const COMMAND_WORDS: [&str; 5] = ["list", "new", "rm", "export", "use"];
 /// forked to): not one of `COMMAND_WORDS` either.
 pub fn check_new_name(name: &str) -> Result<(), UserError> {
     check_name(name)?;
-    if !COMMAND_WORDS.contains(&name) {
+    if !COMMAND_WORDS.contains(&canonical_name(name).as_str()) {
         return Ok(());
     }
     let (last, rest) = COMMAND_WORDS.split_last().expect("words");
@@ -167,8 +181,19 @@ fn no_such(name: &str) -> UserError {
         .with_hint("`kebab sessions list` shows the sessions there are")
 }
 
+/// The session called `name` in any spelling of it: its NFC form is the one
+/// stored; a name an older kebab stored as typed, not in NFC (Hangul typed
+/// as jamo), is reached by either spelling too, not shadowed by a new one.
 pub fn find(store: &Store, name: &str) -> Result<Option<Conversation>> {
-    store.find_conversation(name)
+    let canonical = canonical_name(name);
+    if let Some(c) = store.find_conversation(&canonical)? {
+        return Ok(Some(c));
+    }
+    // ASCII is NFC whatever the spelling, so no stored name is its twin.
+    if canonical.is_ascii() {
+        return Ok(None);
+    }
+    Ok(store.conversations()?.into_iter().map(|(c, _)| c).find(|c| canonical_name(&c.name) == canonical))
 }
 
 /// The session called `name`, or an error naming it.
@@ -182,6 +207,7 @@ pub fn open_or_create(store: &Store, name: &str) -> Result<Conversation> {
         return Ok(c);
     }
     store.writable_for("creating a session")?;
+    let name = &canonical_name(name);
     store.create_conversation(name)?;
     get(store, name)
 }
@@ -195,6 +221,7 @@ pub fn create(store: &Store, name: Option<&str>) -> Result<Conversation> {
         return create_fresh(store, &create_name(store)?);
     };
     check_new_name(n)?;
+    let n = &canonical_name(n);
     if !store.create_conversation(n)? {
         return Err(taken(n, format!("switch to it with `:session {n}`, or pick another name")));
     }
@@ -226,9 +253,10 @@ pub fn list(store: &Store) -> Result<Vec<Summary>> {
 
 pub fn rename(store: &Store, old: &str, new: &str) -> Result<()> {
     check_new_name(new)?;
+    let new = &canonical_name(new);
     let c = get(store, old)?;
     // Else "already exists", with a hint to remove the very session being renamed.
-    if old == new {
+    if canonical_name(&c.name) == *new {
         return Err(UserError::new("bad_input", format!("session {old:?} is already called {new:?}"))
             .with_hint(format!("give the new name second: `kebab sessions rename {old} NEW`"))
             .into());
@@ -270,7 +298,7 @@ pub fn fork(store: &Store, from: &str, new: Option<&str>, at: Option<i64>) -> Re
     }
     loop {
         let name = match new {
-            Some(n) => n.to_string(),
+            Some(n) => canonical_name(n),
             None => fork_name(store, from)?,
         };
         if let Some(turns) = store.fork_conversation(source.id, &name, upto - 1)? {
@@ -416,6 +444,16 @@ mod tests {
         for bad in ["", "two words", "-x", ".hidden", "a/b", "a\nb", &"x".repeat(65)] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_name_is_judged_and_kept_in_nfc() {
+        // `e` + U+0301 is `é` once composed; 64 such pairs are 64 letters, not 128 characters.
+        assert!(check_name("cafe\u{301}").is_ok());
+        assert_eq!(canonical_name("cafe\u{301}"), "caf\u{e9}");
+        assert!(check_name(&"e\u{301}".repeat(64)).is_ok());
+        // A mark with no letter to compose with is still no letter.
+        assert!(check_name("\u{301}x").is_err());
     }
 
     #[test]
