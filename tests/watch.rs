@@ -151,6 +151,26 @@ fn the_watching_event_comes_first_and_the_catch_up_changes_after_it() {
 }
 
 #[test]
+fn a_folder_name_that_is_not_utf8_is_spelled_in_watching_as_the_index_spells_it() {
+    // `watching` gave the folder's stray byte 0xE9 as U+FFFD, where its
+    // notes' paths, `ingest --json` and `stats` spell it `\xE9`.
+    use std::os::unix::ffi::OsStrExt;
+    let env = research_env();
+    let folder = env.path("").join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("curlew.md"), "# Curlew\n\nA curlew called over the marsh.\n").unwrap();
+    let mut cmd = env.cmd(&["--json", "watch"]);
+    cmd.arg(&folder);
+    let watch = Watch::spawn(cmd);
+    let paths = watch.seen[0]["paths"].clone();
+    watch.interrupt();
+    let roots = env.json(&["stats"])["roots"].clone();
+    let spelled = roots.as_array().unwrap().iter().find_map(|r| r["path"].as_str().filter(|p| p.ends_with("/caf\\xE9")));
+    let spelled = spelled.unwrap_or_else(|| panic!("no root spelled caf\\xE9: {roots}"));
+    assert_eq!(paths, serde_json::json!([spelled]), "{paths}");
+}
+
+#[test]
 fn watch_is_refused_under_readonly() {
     let env = research_env();
     std::fs::create_dir_all(env.notes()).unwrap();

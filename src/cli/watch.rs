@@ -307,7 +307,10 @@ fn rearm(ctx: &Ctx, watched: &Watched, sync: &mut Reconcile, arms: &mut Arms) ->
 }
 
 fn announce(ctx: &Ctx, event: &'static str, paths: &[PathBuf]) -> Result<()> {
-    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    // As the index spells a folder (a byte that is not UTF-8 as `\xNN`), as
+    // the changes' paths, `ingest --json`'s missing_roots and `stats` are:
+    // `display()` made it U+FFFD, a folder no reader could find again.
+    let paths: Vec<String> = paths.iter().map(|p| crate::store::dir_in_index(p)).collect();
     if ctx.out.json {
         return json_line(Event::Watching { event, paths });
     }
