@@ -474,7 +474,6 @@ impl Repl {
     }
 }
 
-/// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
 /// The name the REPL holds for session `typed`: the found session's own (an
 /// older kebab may have stored it in another spelling than typed), else the
 /// NFC form it will be made in, so the prompt and `:session list` agree.
@@ -482,6 +481,7 @@ fn session_name(typed: &str, found: Option<&session::Conversation>) -> String {
     found.map_or_else(|| session::canonical_name(typed), |c| c.name.clone())
 }
 
+/// Runs the REPL until `:quit`, Ctrl-D or end of input. Returns the exit code.
 pub fn run(mut repl: Repl, note: Option<String>, history_file: &Path) -> Result<i32> {
     // Said piped too (on stderr, off the transcript): a script's turns are not saved either.
     let readonly = repl.kb.store.is_readonly().then_some("read-only: turns are not saved, so follow-ups do not see earlier answers");
