@@ -148,7 +148,7 @@ fn bench_corpus(name: &str, src: &Path, questions: &[String], work: &Path, rows:
     let mut permissive = Config::default();
     permissive.rag.score_gate.lexical = 0.0;
     permissive.rag.score_gate.lexical_cjk = 0.0;
-    let mut kb = rag::Kb { cfg: permissive.clone(), store, engine: Engine::lexical(&permissive), model: Box::new(Extractive) };
+    let mut kb = rag::Kb { cfg: permissive.clone(), store, engine: Engine::lexical(&permissive), model: Box::new(Extractive::default()) };
     // One-shot: each question asked on a fresh connection, as each `kebab ask`
     // process is (the OS's page cache is warm from the ingest).
     let t = Instant::now();
@@ -244,7 +244,7 @@ fn measure(kb: &mut rag::Kb, which: Which, questions: &[String], rounds: usize) 
             // not the previous question reached its model (and keeps no request history).
             kb.model = match which {
                 Which::Scripted => Box::new(Scripted::new([scripted_reply(q)])),
-                Which::Extractive => Box::new(Extractive),
+                Which::Extractive => Box::new(Extractive::default()),
             };
             let opts = AskOptions::new(q.clone());
             let t = Instant::now();

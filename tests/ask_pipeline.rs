@@ -257,8 +257,8 @@ fn every_path_leaves_one_row() {
 #[test]
 fn same_inputs_at_temperature_zero_give_the_same_answer() {
     let kb = kb();
-    let a = ask(&kb, &Extractive, "When do spring tides happen?").answer;
-    let b = ask(&kb, &Extractive, "When do spring tides happen?").answer;
+    let a = ask(&kb, &Extractive::default(), "When do spring tides happen?").answer;
+    let b = ask(&kb, &Extractive::default(), "When do spring tides happen?").answer;
     assert!(a.grounded, "{a:?}");
     assert_eq!(a.answer, b.answer);
     assert_eq!(a.citations.len(), b.citations.len());
@@ -267,7 +267,7 @@ fn same_inputs_at_temperature_zero_give_the_same_answer() {
 #[test]
 fn the_extractive_model_quotes_verifiably() {
     let kb = kb();
-    let a = ask(&kb, &Extractive, "What makes copper kettles tarnish?").answer;
+    let a = ask(&kb, &Extractive::default(), "What makes copper kettles tarnish?").answer;
     assert!(a.grounded, "{a:?}");
     assert!(a.answer.contains("Copper kettles tarnish green"), "{}", a.answer);
     assert!(a.verification.as_ref().unwrap().unsupported.is_empty());

@@ -244,7 +244,7 @@ fn planning_tokens_count_towards_the_answer() {
 #[test]
 fn the_extractive_model_cannot_decompose_and_says_so() {
     let kb = kb();
-    let err = multi_hop(&kb, &Extractive).err().expect("an error");
+    let err = multi_hop(&kb, &Extractive::default()).err().expect("an error");
     let user = err.downcast_ref::<UserError>().expect("a user error (exit 1)");
     assert!(user.message.contains("extractive"), "{}", user.message);
     assert!(user.hint.as_deref().unwrap().contains("llm.provider"));

@@ -567,7 +567,8 @@ fn help_describes_temperature_seed_and_every_evaluation() {
 #[test]
 fn one_source_is_singular_and_a_multiline_question_is_one_export_heading() {
     let env = notes_env();
-    env.ok(&["ask", "--session", "t", "How do I create a new project\nwith cargo?"]);
+    // One chunk of evidence, so the answer has one source to count.
+    env.ok(&["ask", "-k", "1", "--session", "t", "How do I create a new project\nwith cargo?"]);
     let doc = env.json(&["sessions", "show", "t"]);
     assert_eq!(doc["turns"][0]["answer"]["citations"].as_array().unwrap().len(), 1, "{doc}");
     let (_, out, _) = common::repl(&env, &["repl", "--session", "t"], ":history\n");

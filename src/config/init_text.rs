@@ -90,6 +90,9 @@ context_tokens = {ctx}
 max_answer_tokens = {max_answer}
 # Longest wait for the next piece of a response, in seconds.
 timeout_secs = {timeout}
+# The built-in extractive model (no server): the most sentences, list items
+# or code blocks one answer quotes.
+extractive_quotes = {quotes}
 
 [embedding]
 # local: the built-in all-MiniLM-L6-v2 (install its files with `kebab models install`);
@@ -152,6 +155,7 @@ timeout_secs = {emb_timeout}
         seed = d.llm.seed,
         ctx = d.llm.context_tokens,
         max_answer = d.llm.max_answer_tokens,
+        quotes = d.llm.extractive_quotes,
         timeout = d.llm.timeout_secs,
         emb = d.embedding.provider.as_str(),
         emb_dir = d.embedding.model_dir,

@@ -267,6 +267,9 @@ pub struct LlmConfig {
     pub max_answer_tokens: usize,
     /// Idle timeout: the longest wait for the next piece of a response.
     pub timeout_secs: u64,
+    /// The most sentences, list items or code blocks the built-in extractive
+    /// model quotes in one answer (what each brings along comes with it).
+    pub extractive_quotes: usize,
 }
 
 impl Default for LlmConfig {
@@ -281,9 +284,14 @@ impl Default for LlmConfig {
             context_tokens: 8192,
             max_answer_tokens: 1024,
             timeout_secs: 300,
+            extractive_quotes: DEFAULT_EXTRACTIVE_QUOTES,
         }
     }
 }
+
+/// The most units the built-in extractive model quotes: chosen on the dev
+/// splits of every labelled set (docs/gate-log.md, session 61).
+pub const DEFAULT_EXTRACTIVE_QUOTES: usize = 6;
 
 /// See README "Evaluation": the best of 0.5–7 on SciFact train (nDCG@10 0.7074).
 pub const DEFAULT_HEADING_WEIGHT: f64 = 3.0;
@@ -434,6 +442,9 @@ impl Config {
         if !(16..=32768).contains(&self.llm.max_answer_tokens) {
             return Err(bad("llm.max_answer_tokens", "must be between 16 and 32768"));
         }
+        if !(1..=20).contains(&self.llm.extractive_quotes) {
+            return Err(bad("llm.extractive_quotes", "must be between 1 and 20"));
+        }
         if let Some(problem) = base_url_problem(&self.embedding.base_url) {
             return Err(bad("embedding.base_url", problem));
         }
@@ -576,6 +587,8 @@ mod tests {
         let err = Config::parse("[rag]\nmulti_hop_max_depth = 0\n", Path::new("c")).unwrap_err();
         assert!(format!("{err:#}").contains("rag.multi_hop_max_depth"), "{err:#}");
         assert!(Config::parse("[rag]\nmulti_hop_max_pool_chunks = 201\n", Path::new("c")).is_err());
+        let err = Config::parse("[llm]\nextractive_quotes = 0\n", Path::new("c")).unwrap_err();
+        assert!(format!("{err:#}").contains("llm.extractive_quotes"), "{err:#}");
     }
 
     #[test]

@@ -32,11 +32,11 @@ pub fn select(cfg: &LlmConfig) -> Selected {
     match cfg.provider {
         LlmProvider::Ollama => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
         LlmProvider::Openai => Selected { model: Box::new(OpenAi::from_config(cfg)), note: None },
-        LlmProvider::Extractive => Selected { model: Box::new(Extractive), note: None },
+        LlmProvider::Extractive => Selected { model: Box::new(Extractive::from_config(cfg)), note: None },
         LlmProvider::Auto => match ollama::probe(&cfg.base_url, &cfg.model, PROBE_TIMEOUT) {
             Ok(true) => Selected { model: Box::new(Ollama::from_config(cfg)), note: None },
             Ok(false) => Selected {
-                model: Box::new(Extractive),
+                model: Box::new(Extractive::from_config(cfg)),
                 note: Some(format!(
                     "the Ollama server at {} has no model {:?} (`ollama pull {}`); answering with the built-in extractive model",
                     cfg.base_url, cfg.model, cfg.model
@@ -54,7 +54,7 @@ pub fn select(cfg: &LlmConfig) -> Selected {
                     Some(hint) => format!("{what}; {hint}; answering with the built-in extractive model"),
                     None => format!("no model server at {}; answering with the built-in extractive model", cfg.base_url),
                 };
-                Selected { model: Box::new(Extractive), note: Some(note) }
+                Selected { model: Box::new(Extractive::from_config(cfg)), note: Some(note) }
             }
         },
     }

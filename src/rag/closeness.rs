@@ -86,26 +86,26 @@ mod tests {
 
     #[test]
     fn the_answerer_quotes_the_paraphrase_closeness_finds_over_the_sentence_that_echoes_the_words() {
-        let words_only = extractive::answer(&grounding());
+        let words_only = extractive::answer(&grounding(), extractive::DEFAULT_QUOTES);
         assert!(!words_only.starts_with("\"Earlier we said"), "{words_only}");
         let mut g = grounding();
-        measure(&engine(), Mode::Hybrid, &Extractive, &mut g);
+        measure(&engine(), Mode::Hybrid, &Extractive::default(), &mut g);
         assert!(!g.closeness.is_empty());
-        let a = extractive::answer(&g);
+        let a = extractive::answer(&g, extractive::DEFAULT_QUOTES);
         assert!(a.starts_with("\"Earlier we said HQ was an acronym for honey queen.\" [#2]"), "{a}");
     }
 
     #[test]
     fn closeness_is_measured_only_for_a_standalone_question_to_a_model_that_reads_it_in_a_mode_with_vectors() {
         let mut g = grounding();
-        measure(&engine(), Mode::Lexical, &Extractive, &mut g);
+        measure(&engine(), Mode::Lexical, &Extractive::default(), &mut g);
         assert!(g.closeness.is_empty(), "lexical mode");
         measure(&engine(), Mode::Hybrid, &Server, &mut g);
         assert!(g.closeness.is_empty(), "a server model");
-        measure(&Engine::new(None, &SearchConfig::default()), Mode::Hybrid, &Extractive, &mut g);
+        measure(&Engine::new(None, &SearchConfig::default()), Mode::Hybrid, &Extractive::default(), &mut g);
         assert!(g.closeness.is_empty(), "no embedder");
         g.context = "hive tags painted on frames".into();
-        measure(&engine(), Mode::Hybrid, &Extractive, &mut g);
+        measure(&engine(), Mode::Hybrid, &Extractive::default(), &mut g);
         assert!(g.closeness.is_empty(), "a follow-up read with the turn before it");
     }
 }

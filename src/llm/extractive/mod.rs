@@ -25,9 +25,15 @@ use text::Unit;
 /// this catches evidence that matched only by heading. Swept 0.15–0.45 on the
 /// labelled Rust Book sets (README "The gate").
 pub const MIN_COVERAGE: f64 = 0.15;
-/// Further sentences must score at least this share of the best one.
-const FOLLOW_SHARE: f64 = 0.5;
-const MAX_QUOTES: usize = 5;
+/// Further sentences must score at least this share of the best one, and
+/// an answer quotes at most `llm.extractive_quotes` units (`DEFAULT_QUOTES`;
+/// a list or code block a unit brings comes with it). Chosen together on
+/// the dev splits of every labelled set (docs/gate-log.md, session 61): a
+/// fact is often in the fifth or sixth unit, and on words alone a cut at
+/// half the best score left it out; a seventh quote still adds facts, but
+/// makes the answer long to read.
+const FOLLOW_SHARE: f64 = 0.35;
+pub const DEFAULT_QUOTES: usize = crate::config::DEFAULT_EXTRACTIVE_QUOTES;
 /// A unit brought in for a question word the others miss must score at
 /// least this share of the best one.
 const MISSING_SHARE: f64 = 0.25;
@@ -51,8 +57,23 @@ const LABELLED_SECTION: usize = 2;
 /// model): 0.8 answered best; words alone (0) or meaning alone (1) less well.
 const MEANING_WEIGHT: f64 = 0.8;
 
-#[derive(Debug, Default, Clone)]
-pub struct Extractive;
+#[derive(Debug, Clone)]
+pub struct Extractive {
+    /// The most units an answer quotes (`llm.extractive_quotes`).
+    pub max_quotes: usize,
+}
+
+impl Default for Extractive {
+    fn default() -> Self {
+        Extractive { max_quotes: DEFAULT_QUOTES }
+    }
+}
+
+impl Extractive {
+    pub fn from_config(cfg: &crate::config::LlmConfig) -> Extractive {
+        Extractive { max_quotes: cfg.extractive_quotes }
+    }
+}
 
 impl ChatModel for Extractive {
     fn id(&self) -> &str {
@@ -76,7 +97,7 @@ impl ChatModel for Extractive {
         let Some(g) = &req.grounding else {
             return Err(LlmError::Other("the extractive model answers only questions asked over your notes".into()));
         };
-        let text = answer(g);
+        let text = answer(g, self.max_quotes);
         let mut out = Completion {
             usage: Usage {
                 prompt_tokens: Some(req.messages.iter().map(|m| estimate_tokens(&m.content) as u32).sum()),
@@ -294,8 +315,9 @@ fn blend(scored: &[Scored], closeness: &[(usize, f32)], indexed: &[Indexed]) -> 
 /// What the model says when nothing answers: English, Korean.
 pub const REFUSALS: [&str; 2] = ["The notes I was given do not answer this question.", "주어진 노트의 근거로는 이 질문에 답할 수 없습니다."];
 
-/// The whole answer text for a grounded question.
-pub fn answer(g: &Grounding) -> String {
+/// The whole answer text for a grounded question, quoting at most
+/// `max_quotes` units.
+pub fn answer(g: &Grounding, max_quotes: usize) -> String {
     let refuse = REFUSALS[usize::from(g.korean)];
     let all = text::units(&g.evidence);
     // Whether anything answers is the words' call: the sentences' own, then
@@ -328,7 +350,7 @@ pub fn answer(g: &Grounding) -> String {
     } else {
         blend(&touched, &g.closeness, &read.indexed)
     };
-    let chosen = choose(&scored, &all, &read.indexed, &read.q);
+    let chosen = choose(&scored, &read, max_quotes);
     let mut quotes = quote::gather(&read, &chosen);
     quote::add_code(&read, &chosen, &scored, &mut quotes);
     quotes.iter().map(|&i| quote::quote(&all[i])).collect::<Vec<_>>().join("\n")
@@ -337,15 +359,21 @@ pub fn answer(g: &Grounding) -> String {
 /// The units to quote, best first: those scoring near the best, then, for
 /// each question word none of them has (the second half of "the difference
 /// between A and B"), the best unit that has it.
-fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Question) -> Vec<usize> {
+fn choose(scored: &[(f64, usize)], read: &Reading, max_quotes: usize) -> Vec<usize> {
+    let (all, indexed, q) = (read.all, &read.indexed, &read.q);
     let best = scored[0].0;
     let mut chosen: Vec<usize> = Vec::new();
     let dup = |chosen: &[usize], i: usize| chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
+    // A further unit must name something of the question's besides a count:
+    // "two feeds in a row" says nothing of "two writers". (A bare
+    // follow-up's units are near what was said, not its words.)
+    let has = |i: usize, t: &str| indexed[i].has(t) || all[i].follow.iter().any(|&f| indexed[f].has(t));
+    let topical = |i: usize| read.bare || q.terms.iter().any(|t| !is_count(t) && has(i, t));
     for &(s, i) in scored {
-        if chosen.len() == MAX_QUOTES || s < best * FOLLOW_SHARE {
+        if chosen.len() == max_quotes || s < best * FOLLOW_SHARE {
             break;
         }
-        if !dup(&chosen, i) {
+        if !dup(&chosen, i) && (chosen.is_empty() || topical(i)) {
             chosen.push(i);
         }
     }
@@ -354,14 +382,14 @@ fn choose(scored: &[(f64, usize)], all: &[Unit], indexed: &[Indexed], q: &Questi
         if q.kind == AskKind::Define && q.terms.len() > 1 {
             return indexed[i].subject_has(t);
         }
-        indexed[i].has(t) || all[i].follow.iter().any(|&f| indexed[f].has(t))
+        has(i, t)
     };
     let mut order: Vec<usize> = (0..q.terms.len()).collect();
     order.sort_by(|&a, &b| q.weights[b].total_cmp(&q.weights[a]));
     for t in order.iter().map(|&k| q.terms[k].as_str()) {
         // A count ("two writers") is said of the topic, not a topic to find
         // a sentence for: "two" alone brought a line about two feeds.
-        if chosen.len() == MAX_QUOTES || chosen.iter().any(|&c| covers(c, t)) || is_count(t) {
+        if chosen.len() == max_quotes || chosen.iter().any(|&c| covers(c, t)) || is_count(t) {
             continue;
         }
         if let Some(&(_, i)) = scored.iter().find(|(s, i)| *s >= best * MISSING_SHARE && covers(*i, t) && !dup(&chosen, *i)) {

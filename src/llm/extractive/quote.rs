@@ -22,6 +22,12 @@ pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
         // A question the notes ask ("So how do you know which type to use?")
         // answers nothing itself: the sentence after it does.
         let Some(c) = past_questions(all, c) else { continue };
+        // One an earlier quote brought (the sentence saying what its code
+        // showed) is quoted already, and does not bring more of its own:
+        // the announcement after it is of another block.
+        if quotes.contains(&c) {
+            continue;
+        }
         // The best sentence brings the one after it, which often says the
         // rest (a definition's second half, the command); so does an
         // announcement ("First, let's take a look at the ownership rules."),

@@ -10,6 +10,11 @@ fn grounding(q: &str, ev: &[&str]) -> Grounding {
     Grounding { question: q.into(), evidence: ev.iter().enumerate().map(|(i, t)| (i + 1, t.to_string())).collect(), ..Grounding::default() }
 }
 
+/// The answer with the shipped cap on quotes.
+fn answer(g: &Grounding) -> String {
+    super::answer(g, DEFAULT_QUOTES)
+}
+
 /// A follow-up in a conversation: what the previous turn was about, and its answer.
 fn follow_up(q: &str, ev: &[&str], context: &str, said: &str) -> Grounding {
     Grounding { context: context.into(), said: said.into(), ..grounding(q, ev) }
@@ -76,14 +81,14 @@ fn streams_word_by_word_and_stops_when_asked() {
         grounding: Some(grounding("borrow checker rules", &["The borrow checker enforces the borrowing rules at compile time."])),
     };
     let mut got = Vec::new();
-    let c = Extractive.chat(&req, &mut |p| {
+    let c = Extractive::default().chat(&req, &mut |p| {
         got.push(p.to_string());
         if got.len() == 2 { Flow::Stop } else { Flow::Continue }
     }).unwrap();
     assert!(c.stopped);
     assert_eq!(got.len(), 2);
     assert_eq!(c.text, got.concat());
-    let full = Extractive.chat(&req, &mut |_| Flow::Continue).unwrap();
+    let full = Extractive::default().chat(&req, &mut |_| Flow::Continue).unwrap();
     assert!(!full.stopped && full.text.ends_with("[#1]"));
 }
 
@@ -527,4 +532,20 @@ fn a_short_sentence_after_a_quote_comes_with_it() {
     assert!(a.contains("\"Also in March the nozzle clogged after a cold filament swap.\" [#2]\n\"Cold pulls fixed it.\" [#2]"), "{a}");
     // A cheer goes on to something else.
     assert!(a.contains("spare parts.\" [#3]") && !a.contains("Never again") && verified(&a, &ev), "{a}");
+}
+
+#[test]
+fn an_answer_quotes_no_more_units_than_the_configured_cap() {
+    // Eight sentences that each answer as well as the others: the cap, not
+    // the scores, decides how many are quoted.
+    let ev: Vec<String> = (1..=8).map(|n| format!("Hive {n} was inspected for mites on Sunday and looked healthy.")).collect();
+    let ev: Vec<&str> = ev.iter().map(String::as_str).collect();
+    let g = grounding("which hives were inspected for mites?", &ev);
+    let quoted = |a: &str| a.lines().filter(|l| l.contains("[#")).count();
+    assert_eq!(quoted(&super::answer(&g, 2)), 2, "{}", super::answer(&g, 2));
+    assert_eq!(quoted(&answer(&g)), DEFAULT_QUOTES, "{}", answer(&g));
+    let model = Extractive { max_quotes: 3 };
+    let req = ChatRequest { messages: Vec::new(), temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: Some(g.clone()) };
+    let said = model.chat(&req, &mut |_| Flow::Continue).unwrap().text;
+    assert_eq!(quoted(&said), 3, "{said}");
 }
