@@ -353,7 +353,11 @@ pub fn complete(before_cursor: &str, sessions: &[String]) -> (usize, Vec<String>
         (Complete::Sessions, 1) if matches!(previous.first(), Some(&"rm" | &"use")) => sessions.to_vec(),
         _ => Vec::new(),
     };
-    (start, candidates.into_iter().filter(|c| c.starts_with(word)).collect())
+    // Modes and on/off are taken in any case (`:mode LEXICAL`), so they
+    // complete in any case too; session names are as they were made.
+    let any_case = matches!(spec.complete, Complete::Modes | Complete::OnOff);
+    let fits = |c: &String| c.starts_with(word) || (any_case && c.starts_with(&word.to_ascii_lowercase()));
+    (start, candidates.into_iter().filter(fits).collect())
 }
 
 #[cfg(test)]
@@ -444,6 +448,9 @@ mod tests {
         assert_eq!(complete(":mode l", &[]), (6, vec!["lexical".to_string()]));
         assert_eq!(complete(":multihop o", &[]), (10, vec!["on".to_string(), "off".to_string()]));
         assert_eq!(complete(":mu", &[]), (0, vec![":multihop".to_string()]));
+        assert_eq!(complete(":multihop O", &[]), (10, vec!["on".to_string(), "off".to_string()]));
+        assert_eq!(complete(":mode LEX", &[]), (6, vec!["lexical".to_string()]));
+        assert!(complete(":session W", &sessions).1.is_empty());
         assert!(complete("what is", &sessions).1.is_empty());
     }
 }
