@@ -289,8 +289,8 @@ impl Default for LlmConfig {
     }
 }
 
-/// The most units the built-in extractive model quotes: chosen on the dev
-/// splits of every labelled set (docs/gate-log.md, session 61).
+/// The most units the built-in extractive model quotes (`llm.extractive_quotes`;
+/// why six: `src/llm/extractive/mod.rs`, `FOLLOW_SHARE`).
 pub const DEFAULT_EXTRACTIVE_QUOTES: usize = 6;
 
 /// See README "Evaluation": the best of 0.5–7 on SciFact train (nDCG@10 0.7074).

@@ -86,12 +86,12 @@ mod tests {
 
     #[test]
     fn the_answerer_quotes_the_paraphrase_closeness_finds_over_the_sentence_that_echoes_the_words() {
-        let words_only = extractive::answer(&grounding(), extractive::DEFAULT_QUOTES);
+        let words_only = extractive::answer(&grounding(), crate::config::DEFAULT_EXTRACTIVE_QUOTES);
         assert!(!words_only.starts_with("\"Earlier we said"), "{words_only}");
         let mut g = grounding();
         measure(&engine(), Mode::Hybrid, &Extractive::default(), &mut g);
         assert!(!g.closeness.is_empty());
-        let a = extractive::answer(&g, extractive::DEFAULT_QUOTES);
+        let a = extractive::answer(&g, crate::config::DEFAULT_EXTRACTIVE_QUOTES);
         assert!(a.starts_with("\"Earlier we said HQ was an acronym for honey queen.\" [#2]"), "{a}");
     }
 

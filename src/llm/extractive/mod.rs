@@ -26,14 +26,14 @@ use text::Unit;
 /// labelled Rust Book sets (README "The gate").
 pub const MIN_COVERAGE: f64 = 0.15;
 /// Further sentences must score at least this share of the best one, and
-/// an answer quotes at most `llm.extractive_quotes` units (`DEFAULT_QUOTES`;
-/// a list or code block a unit brings comes with it). Chosen together on
+/// an answer quotes at most `llm.extractive_quotes` units
+/// (`config::DEFAULT_EXTRACTIVE_QUOTES`; a list or code block a unit brings
+/// comes with it). Chosen together on
 /// the dev splits of every labelled set (docs/gate-log.md, session 61): a
 /// fact is often in the fifth or sixth unit, and on words alone a cut at
 /// half the best score left it out; a seventh quote still adds facts, but
 /// makes the answer long to read.
 const FOLLOW_SHARE: f64 = 0.35;
-pub const DEFAULT_QUOTES: usize = crate::config::DEFAULT_EXTRACTIVE_QUOTES;
 /// A unit brought in for a question word the others miss must score at
 /// least this share of the best one.
 const MISSING_SHARE: f64 = 0.25;
@@ -65,7 +65,7 @@ pub struct Extractive {
 
 impl Default for Extractive {
     fn default() -> Self {
-        Extractive { max_quotes: DEFAULT_QUOTES }
+        Extractive::from_config(&crate::config::LlmConfig::default())
     }
 }
 

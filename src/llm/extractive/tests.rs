@@ -12,7 +12,7 @@ fn grounding(q: &str, ev: &[&str]) -> Grounding {
 
 /// The answer with the shipped cap on quotes.
 fn answer(g: &Grounding) -> String {
-    super::answer(g, DEFAULT_QUOTES)
+    super::answer(g, crate::config::DEFAULT_EXTRACTIVE_QUOTES)
 }
 
 /// A follow-up in a conversation: what the previous turn was about, and its answer.
@@ -543,7 +543,7 @@ fn an_answer_quotes_no_more_units_than_the_configured_cap() {
     let g = grounding("which hives were inspected for mites?", &ev);
     let quoted = |a: &str| a.lines().filter(|l| l.contains("[#")).count();
     assert_eq!(quoted(&super::answer(&g, 2)), 2, "{}", super::answer(&g, 2));
-    assert_eq!(quoted(&answer(&g)), DEFAULT_QUOTES, "{}", answer(&g));
+    assert_eq!(quoted(&answer(&g)), crate::config::DEFAULT_EXTRACTIVE_QUOTES, "{}", answer(&g));
     let model = Extractive { max_quotes: 3 };
     let req = ChatRequest { messages: Vec::new(), temperature: 0.0, seed: None, max_tokens: None, stream: true, grounding: Some(g.clone()) };
     let said = model.chat(&req, &mut |_| Flow::Continue).unwrap().text;
