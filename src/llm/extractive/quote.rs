@@ -13,11 +13,18 @@ const FRAGMENT_WORDS: usize = 4;
 /// Most words of a title line, and how many units under it one brings.
 const TITLE_WORDS: usize = 6;
 const TITLE_BRINGS: usize = 3;
+/// How many of the best units bring a next sentence that stays on the
+/// question's topic: later ones are side facts, and bringing theirs made
+/// answers a fifth longer for one more dev answer (docs/gate-log.md).
+const LEADING: usize = 3;
 
 /// The units to quote, in order, for the units chosen (best first).
 pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
     let (all, indexed, said) = (read.all, &read.indexed, &read.said);
     let mut quotes: Vec<usize> = Vec::new();
+    // A sentence that stays on the question's topic (a word of it besides
+    // a count) goes on with what the one before it said.
+    let on_topic = |x: usize| read.q.terms.iter().any(|t| !super::is_count(t) && indexed[x].has(t));
     for (k, &c) in chosen.iter().enumerate() {
         // A question the notes ask ("So how do you know which type to use?")
         // answers nothing itself: the sentence after it does.
@@ -34,10 +41,16 @@ pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
         // which says nothing itself: what it announces comes next. Any quoted
         // sentence brings a next one that introduces a list or code ("You can
         // take five actions …", then "Those superpowers include:" and the five).
+        // So does any sentence whose next one goes on from it ("Because of
+        // this, Rust has a shorthand …"), and one of the best few whose next
+        // one stays on the topic ("A package is a bundle of crates." "A
+        // package contains a Cargo.toml file …"): the paragraph often says
+        // the fact a sentence later (docs/gate-log.md, session 63).
         let leads = k == 0 || score::only_announces(&indexed[c]);
+        let goes_on = |x: usize| score::continues(&indexed[x]) || (k < LEADING && on_topic(x));
         let next = all[c]
             .next
-            .filter(|&x| (leads || !all[x].follow.is_empty()) && all[c].follow.is_empty() && !already_said(said, &all[x].text));
+            .filter(|&x| (leads || !all[x].follow.is_empty() || goes_on(x)) && all[c].follow.is_empty() && !already_said(said, &all[x].text));
         // A next sentence that introduces a command or list ("Take a look at
         // the following example:") brings it too: it is what the best one said.
         let brought = next.into_iter().flat_map(|x| all[x].follow.iter().copied());

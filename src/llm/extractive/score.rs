@@ -529,6 +529,24 @@ pub fn only_announces(u: &Indexed) -> bool {
         && (ANNOUNCING.iter().any(|a| lower.starts_with(a)) || ANNOUNCING_KO.iter().any(|a| lower.contains(a)))
 }
 
+/// Openings of a sentence that goes on from the one before it, as its
+/// consequence or the way out of the problem it set ("Because of this
+/// common usage, … Rust has a shorthand", "To do that, we add …"):
+/// without them the sentence before tells only half.
+const CONTINUING: &[&str] = &[
+    "because of this", "because of that", "to do that", "to do this", "to fix this", "to fix that", "to solve this", "to avoid this",
+    "luckily", "fortunately", "instead,", "that's why", "that’s why", "this is why", "this is called", "this technique",
+    "therefore", "as a result", "so,", "thus", "that way", "for this reason", "for these reasons", "in that case",
+];
+/// Korean ones: "그래서", "이 때문에" …
+const CONTINUING_KO: &[&str] = &["그래서", "따라서", "이 때문에", "그러므로", "다행히", "대신", "이를 위해", "이렇게 하면", "그러면"];
+
+/// Whether a sentence goes on from the one before it (`CONTINUING`).
+pub fn continues(u: &Indexed) -> bool {
+    let lower = u.lower.trim_start();
+    u.unit.kind == UnitKind::Sentence && CONTINUING.iter().chain(CONTINUING_KO).any(|a| lower.starts_with(a))
+}
+
 /// Whether one of the question's words is the sentence's subject.
 fn subject_is_asked(u: &Indexed, q: &Question) -> bool {
     q.terms.iter().any(|t| u.subject_has(t))

@@ -549,3 +549,28 @@ fn an_answer_quotes_no_more_units_than_the_configured_cap() {
     let said = model.chat(&req, &mut |_| Flow::Continue).unwrap().text;
     assert_eq!(quoted(&said), 3, "{said}");
 }
+
+#[test]
+fn one_of_the_best_sentences_brings_the_next_when_it_stays_on_the_topic() {
+    // Two units quoted: the second's next sentence says the fact, on the
+    // same topic, in words the question does not use to rank it.
+    let ev = [
+        "Repot the fern in early spring, before new fronds unfurl. Use a pot one size larger.",
+        "A fern ready to repot shows roots at the drainage hole. The fern then wants a week in shade.",
+        "My neighbour repots orchids in autumn. Her cat sleeps on the windowsill.",
+    ];
+    let text = super::answer(&grounding("When should I repot the fern?", &ev), 2);
+    assert!(text.contains("\"The fern then wants a week in shade.\" [#2]"), "{text}");
+}
+
+#[test]
+fn a_sentence_that_goes_on_from_a_quoted_one_comes_with_it_and_an_aside_does_not() {
+    let ev = [
+        "Fern leaves turn brown when the air is dry. Dry air is common in winter.",
+        "Brown tips on fern leaves also come from tap water salts. Luckily, rain water rinses the salts out.",
+        "Brown fern leaves can be cut off at the base. My sister grows orchids on the kitchen shelf.",
+    ];
+    let text = super::answer(&grounding("Why do my fern leaves turn brown?", &ev), 3);
+    assert!(text.contains("\"Luckily, rain water rinses the salts out.\" [#2]"), "{text}");
+    assert!(text.contains("cut off at the base") && !text.contains("orchids"), "{text}");
+}
