@@ -253,6 +253,17 @@ impl<'a> Reading<'a> {
         touched.retain(|s| most_about(all[s.i].n) && holds(s.i));
     }
 
+    /// Whether unit `i`, or what it brings, has the (stemmed) word `t`.
+    fn has(&self, i: usize, t: &str) -> bool {
+        self.indexed[i].has(t) || self.all[i].follow.iter().any(|&f| self.indexed[f].has(t))
+    }
+
+    /// Whether unit `i` names something of the question's besides a count:
+    /// "two feeds in a row" says nothing of "two writers".
+    fn on_topic(&self, i: usize) -> bool {
+        self.q.terms.iter().any(|t| !is_count(t) && self.has(i, t))
+    }
+
     /// Units the question's words touch, scored on words alone, best first.
     fn lexical(&self) -> Vec<Scored> {
         let near = if self.bare { after_said(self.all, &self.said) } else { vec![0.0; self.all.len()] };
@@ -364,11 +375,10 @@ fn choose(scored: &[(f64, usize)], read: &Reading, max_quotes: usize) -> Vec<usi
     let best = scored[0].0;
     let mut chosen: Vec<usize> = Vec::new();
     let dup = |chosen: &[usize], i: usize| chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
-    // A further unit must name something of the question's besides a count:
-    // "two feeds in a row" says nothing of "two writers". (A bare
-    // follow-up's units are near what was said, not its words.)
-    let has = |i: usize, t: &str| indexed[i].has(t) || all[i].follow.iter().any(|&f| indexed[f].has(t));
-    let topical = |i: usize| read.bare || q.terms.iter().any(|t| !is_count(t) && has(i, t));
+    // A further unit must be on the question's topic. (A bare follow-up's
+    // units are near what was said, not its words.)
+    let has = |i: usize, t: &str| read.has(i, t);
+    let topical = |i: usize| read.bare || read.on_topic(i);
     for &(s, i) in scored {
         if chosen.len() == max_quotes || s < best * FOLLOW_SHARE {
             break;

@@ -22,9 +22,6 @@ const LEADING: usize = 3;
 pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
     let (all, indexed, said) = (read.all, &read.indexed, &read.said);
     let mut quotes: Vec<usize> = Vec::new();
-    // A sentence that stays on the question's topic (a word of it besides
-    // a count) goes on with what the one before it said.
-    let on_topic = |x: usize| read.q.terms.iter().any(|t| !super::is_count(t) && indexed[x].has(t));
     for (k, &c) in chosen.iter().enumerate() {
         // A question the notes ask ("So how do you know which type to use?")
         // answers nothing itself: the sentence after it does.
@@ -47,7 +44,7 @@ pub(super) fn gather(read: &Reading, chosen: &[usize]) -> Vec<usize> {
         // package contains a Cargo.toml file …"): the paragraph often says
         // the fact a sentence later (docs/gate-log.md, session 63).
         let leads = k == 0 || score::only_announces(&indexed[c]);
-        let goes_on = |x: usize| score::continues(&indexed[x]) || (k < LEADING && on_topic(x));
+        let goes_on = |x: usize| score::continues(&indexed[x]) || (k < LEADING && read.on_topic(x));
         let next = all[c]
             .next
             .filter(|&x| (leads || !all[x].follow.is_empty() || goes_on(x)) && all[c].follow.is_empty() && !already_said(said, &all[x].text));
