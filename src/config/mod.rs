@@ -290,8 +290,8 @@ impl Default for LlmConfig {
 }
 
 /// The most units the built-in extractive model quotes (`llm.extractive_quotes`;
-/// why six: `src/llm/extractive/mod.rs`, `FOLLOW_SHARE`).
-pub const DEFAULT_EXTRACTIVE_QUOTES: usize = 6;
+/// why eight: `src/llm/extractive/mod.rs`, `FOLLOW_SHARE`).
+pub const DEFAULT_EXTRACTIVE_QUOTES: usize = 8;
 
 /// See README "Evaluation": the best of 0.5–7 on SciFact train (nDCG@10 0.7074).
 pub const DEFAULT_HEADING_WEIGHT: f64 = 3.0;

@@ -31,8 +31,8 @@ pub const MIN_COVERAGE: f64 = 0.15;
 /// comes with it). Chosen together on
 /// the dev splits of every labelled set (docs/gate-log.md, session 61): a
 /// fact is often in the fifth or sixth unit, and on words alone a cut at
-/// half the best score left it out; a seventh quote still adds facts, but
-/// makes the answer long to read.
+/// half the best score left it out. The cap of eight (session 64): with
+/// the built-in embedder, dev answers gain nothing past it.
 const FOLLOW_SHARE: f64 = 0.35;
 /// A unit brought in for a question word the others miss must score at
 /// least this share of the best one.

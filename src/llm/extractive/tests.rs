@@ -536,9 +536,9 @@ fn a_short_sentence_after_a_quote_comes_with_it() {
 
 #[test]
 fn an_answer_quotes_no_more_units_than_the_configured_cap() {
-    // Eight sentences that each answer as well as the others: the cap, not
-    // the scores, decides how many are quoted.
-    let ev: Vec<String> = (1..=8).map(|n| format!("Hive {n} was inspected for mites on Sunday and looked healthy.")).collect();
+    // More sentences than the default cap, each answering as well as the
+    // others: the cap, not the scores, decides how many are quoted.
+    let ev: Vec<String> = (1..=crate::config::DEFAULT_EXTRACTIVE_QUOTES + 2).map(|n| format!("Hive {n} was inspected for mites on Sunday and looked healthy.")).collect();
     let ev: Vec<&str> = ev.iter().map(String::as_str).collect();
     let g = grounding("which hives were inspected for mites?", &ev);
     let quoted = |a: &str| a.lines().filter(|l| l.contains("[#")).count();
