@@ -377,7 +377,6 @@ fn choose(scored: &[(f64, usize)], read: &Reading, max_quotes: usize) -> Vec<usi
     let dup = |chosen: &[usize], i: usize| chosen.iter().any(|&c| all[c].text == all[i].text || all[c].follow.contains(&i));
     // A further unit must be on the question's topic. (A bare follow-up's
     // units are near what was said, not its words.)
-    let has = |i: usize, t: &str| read.has(i, t);
     let topical = |i: usize| read.bare || read.on_topic(i);
     for &(s, i) in scored {
         if chosen.len() == max_quotes || s < best * FOLLOW_SHARE {
@@ -392,7 +391,7 @@ fn choose(scored: &[(f64, usize)], read: &Reading, max_quotes: usize) -> Vec<usi
         if q.kind == AskKind::Define && q.terms.len() > 1 {
             return indexed[i].subject_has(t);
         }
-        has(i, t)
+        read.has(i, t)
     };
     let mut order: Vec<usize> = (0..q.terms.len()).collect();
     order.sort_by(|&a, &b| q.weights[b].total_cmp(&q.weights[a]));
